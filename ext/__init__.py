@@ -1,0 +1,1 @@
+"""Scacco's C-level core (Cython): bitboards, position, move generation, evaluation, search."""

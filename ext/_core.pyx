@@ -1,0 +1,18 @@
+# The C-level core of Scacco (directives are set in setup.py: bounds checks only in debug builds).
+# It is built as one extension so that attack tables, make/unmake and
+# move generation inline into the search.  Each concern lives in its own include file:
+#
+#   types.pxi      C types, enums, the move layout
+#   bitboard.pxi   attack tables and magic bitboards
+#   position.pxi   Position, StateInfo stack, Zobrist keys, make/unmake, draw facts
+#   movegen.pxi    legal move generation and perft
+#   board_api.pxi  the Python-facing CoreBoard (FEN, UCI moves) used by engine.Board
+
+include "types.pxi"
+include "bitboard.pxi"
+include "position.pxi"
+include "movegen.pxi"
+include "board_api.pxi"
+
+init_bitboards()
+init_zobrist()
