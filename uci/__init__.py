@@ -1,0 +1,1 @@
+"""Scacco's command line: the UCI protocol loop and the `scacco` subcommands."""

@@ -1,0 +1,69 @@
+"""Entry point of the `scacco` console script and of `python -m uci`.
+
+With no arguments Scacco speaks UCI on stdin/stdout.  Subcommands:
+
+    scacco perft DEPTH [--fen FEN] [--chess960] [--divide]
+
+Imports are kept lazy: a GUI expects the reply to `uci` within a fraction of a second.
+"""
+import sys
+
+
+def perft_command(argv):
+    import argparse
+    import time
+
+    from engine.board import STARTING_FEN, Board
+
+    parser = argparse.ArgumentParser(prog="scacco perft",
+                                     description="Count the leaf nodes of the legal move tree.")
+    parser.add_argument("depth", type=int, help="depth in plies (0..100)")
+    parser.add_argument("--fen", default=STARTING_FEN, help="start position (default: the initial position)")
+    parser.add_argument("--chess960", action="store_true", help="read the FEN as Chess960 (Shredder-FEN or X-FEN)")
+    parser.add_argument("--divide", action="store_true", help="print the count below each root move")
+    args = parser.parse_args(argv)
+    if not 0 <= args.depth <= 100:
+        parser.error("depth must be between 0 and 100")
+    try:
+        board = Board(args.fen, chess960=args.chess960)
+    except ValueError as error:
+        parser.error(f"bad FEN: {error}")
+    start = time.perf_counter()
+    if args.divide and args.depth >= 1:
+        total = 0
+        for move, count in board.divide(args.depth):
+            print(f"{move}: {count}", flush=True)
+            total += count
+        print()
+    else:
+        total = board.perft(args.depth)
+    elapsed = time.perf_counter() - start
+    print(f"Nodes searched: {total}")
+    print(f"Time (ms): {elapsed * 1000:.0f}")
+    print(f"Nodes/second: {int(total / elapsed) if elapsed > 0 else 0}")
+    return 0
+
+
+COMMANDS = {
+    "perft": perft_command,
+}
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv:
+        from uci.loop import run
+        return run()
+    if argv[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
+    command = COMMANDS.get(argv[0])
+    if command is None:
+        print(f"scacco: unknown command {argv[0]!r}; try one of: {', '.join(COMMANDS)} "
+              f"(or no argument for UCI)", file=sys.stderr)
+        return 2
+    return command(argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
