@@ -6,13 +6,18 @@
 #   bitboard.pxi   attack tables and magic bitboards
 #   position.pxi   Position, StateInfo stack, Zobrist keys, make/unmake, draw facts
 #   movegen.pxi    legal move generation and perft
+#   evaluate.pxi   static evaluation (tapered material, piece-square tables and terms)
 #   board_api.pxi  the Python-facing CoreBoard (FEN, UCI moves) used by engine.Board
+#   evaluate_api.pxi  Python-facing evaluation helpers (tests, UCI eval, benchmarks)
 
 include "types.pxi"
 include "bitboard.pxi"
 include "position.pxi"
 include "movegen.pxi"
+include "evaluate.pxi"
 include "board_api.pxi"
+include "evaluate_api.pxi"
 
 init_bitboards()
 init_zobrist()
+init_evaluation()
