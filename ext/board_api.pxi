@@ -90,8 +90,8 @@ cdef class CoreBoard:
         # Clocks
         if not halfmove.isdigit() or not halfmove.isascii():
             raise ValueError(f"FEN halfmove clock must be a non-negative integer, not {halfmove!r}")
-        if not fullmove.isdigit() or not fullmove.isascii() or int(fullmove) < 1:
-            raise ValueError(f"FEN fullmove number must be a positive integer, not {fullmove!r}")
+        if not fullmove.isdigit() or not fullmove.isascii():
+            raise ValueError(f"FEN fullmove number must be a non-negative integer, not {fullmove!r}")
         if int(halfmove) > MAX_CLOCK or int(fullmove) > MAX_CLOCK:
             raise ValueError("FEN clock values are too large")
 
@@ -114,7 +114,8 @@ cdef class CoreBoard:
         p.side = WHITE if side == "w" else BLACK
         p.chess960 = chess960
         p.st.rule50 = int(halfmove)
-        p.game_ply = 2 * (int(fullmove) - 1) + p.side
+        # Many EPD collections write fullmove 0; like python-chess, read it as 1.
+        p.game_ply = 2 * (max(int(fullmove), 1) - 1) + p.side
 
         if is_attacked(p, king_square(p, p.side ^ 1), p.side, p.by_type[ALL_PIECES]):
             raise ValueError("FEN is illegal: the side not to move is in check")

@@ -188,6 +188,40 @@ cdef inline bint non_pawn_material(Position* p, int color) noexcept nogil:
     return (p.by_color[color] & ~(p.by_type[PAWN] | p.by_type[KING])) != 0
 
 # ---------------------------------------------------------------------------------------------
+# Checks a move would give, known before making it (pruning spares checking moves).
+
+ctypedef struct CheckInfo:
+    Bitboard check_squares[7]   # squares from which each piece type would attack the king
+    Bitboard discoverers        # our pieces whose departure uncovers one of our sliders
+    int king                    # the enemy king
+
+cdef inline void init_check_info(Position* p, CheckInfo* ci) noexcept nogil:
+    cdef int them = p.side ^ 1
+    cdef int ksq = king_square(p, them)
+    cdef Bitboard occ = p.by_type[ALL_PIECES]
+    ci.king = ksq
+    ci.check_squares[PAWN] = PAWN_ATTACKS[them][ksq]
+    ci.check_squares[KNIGHT] = KNIGHT_ATTACKS[ksq]
+    ci.check_squares[BISHOP] = bishop_attacks(ksq, occ)
+    ci.check_squares[ROOK] = rook_attacks(ksq, occ)
+    ci.check_squares[QUEEN] = ci.check_squares[BISHOP] | ci.check_squares[ROOK]
+    ci.check_squares[KING] = 0
+    ci.discoverers = slider_blockers(p, ksq, them) & p.by_color[p.side]
+
+cdef inline bint move_gives_check(Position* p, CheckInfo* ci, Move m) noexcept nogil:
+    cdef int frm = move_from(m), to = move_to(m)
+    cdef bint result
+    if move_kind(m) == NORMAL:
+        if ci.check_squares[p.board[frm] & 7] & square_bb(to):
+            return True
+        return (ci.discoverers & square_bb(frm)) != 0 and not (LINE_BB[frm][ci.king] & square_bb(to))
+    # promotions, en passant and castling are rare: play the move and look
+    make_move(p, m)
+    result = p.st.checkers != 0
+    unmake_move(p, m)
+    return result
+
+# ---------------------------------------------------------------------------------------------
 # Limits
 
 cdef inline void check_limits(SearchData* sd) noexcept nogil:
@@ -314,10 +348,23 @@ cdef inline void update_pv(SearchData* sd, int ply, Move m) noexcept nogil:
         sd.pv[ply][i] = sd.pv[ply + 1][i]
     sd.pv_length[ply] = sd.pv_length[ply + 1] if sd.pv_length[ply + 1] > ply + 1 else ply + 1
 
+# Append the quiet moves that give check and do not lose material, scored below every capture.
+cdef int add_quiet_checks(Position* p, Move* moves, int* scores, int n) noexcept nogil:
+    cdef Move quiets[MAX_MOVES]
+    cdef int q = generate_moves(p, GEN_QUIET, quiets), i
+    cdef CheckInfo ci
+    init_check_info(p, &ci)
+    for i in range(q):
+        if move_gives_check(p, &ci, quiets[i]) and see_ge(p, quiets[i], 0):
+            moves[n] = quiets[i]
+            scores[n] = SCORE_BAD_NOISY - 1
+            n += 1
+    return n
+
 # ---------------------------------------------------------------------------------------------
 # Quiescence: captures and promotions until the position is quiet; all evasions in check.
 
-cdef int qsearch(SearchData* sd, int alpha, int beta, int ply) noexcept nogil:
+cdef int qsearch(SearchData* sd, int alpha, int beta, int ply, int qdepth) noexcept nogil:
     cdef Position* p = &sd.pos
     cdef bint pv_node = beta - alpha > 1
     cdef bint in_check = p.st.checkers != 0
@@ -345,7 +392,7 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply) noexcept nogil:
         tt_move = tte.move
         tt_score = score_from_tt(tte.score, ply, p.st.rule50)
         bound = tte.gen_bound & 3
-        if (not pv_node and tt_score != VALUE_NONE
+        if (not pv_node and tt_score != VALUE_NONE and tte.depth8 - DEPTH_OFFSET >= (0 if qdepth == 0 else -1)
                 and ((bound == BOUND_LOWER and tt_score >= beta) or (bound == BOUND_UPPER and tt_score <= alpha)
                      or bound == BOUND_EXACT)):
             return tt_score
@@ -371,20 +418,25 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply) noexcept nogil:
         n = generate_moves(p, GEN_NOISY, moves)
 
     score_moves(sd, moves, scores, n, tt_move, ply)
+    if not in_check and qdepth == 0:
+        # At the first quiescence ply quiet checks are searched too, after the captures, so
+        # that a mate threat behind a null move or a reduction is not overlooked.
+        n = add_quiet_checks(p, moves, scores, n)
     for i in range(n):
         m = pick_move(moves, scores, n, i)
         if not in_check:
             if move_kind(m) == PROMOTION and promotion_type(m) != QUEEN:
                 continue
             # delta pruning: even winning the piece cannot bring the score near alpha
-            if (move_kind(m) != PROMOTION and stand_pat + SEE_VALUE[captured_type(p, m)] + 200 <= alpha):
+            if (move_kind(m) != PROMOTION and is_noisy(p, m)
+                    and stand_pat + SEE_VALUE[captured_type(p, m)] + 200 <= alpha):
                 continue
-            if scores[i] < 0:
+            if scores[i] < 0 and scores[i] != SCORE_BAD_NOISY - 1:
                 continue   # losing captures (negative SEE) are not worth a look here
         elif best_score > VALUE_MATED_IN_MAX_PLY and not is_noisy(p, m) and i >= 2 and scores[i] < 0:
             continue   # in check: after two evasions, quiet ones with poor history are skipped
         make_move(p, m)
-        score = -qsearch(sd, -beta, -alpha, ply + 1)
+        score = -qsearch(sd, -beta, -alpha, ply + 1, qdepth + 1)
         unmake_move(p, m)
         if load_int(&sd.stop):
             return 0
@@ -402,7 +454,7 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply) noexcept nogil:
         return mated_in(ply)
     bound = BOUND_LOWER if best_score >= beta else (BOUND_EXACT if pv_node and best_move != MOVE_NONE else BOUND_UPPER)
     tt_store(&sd.tt, tte, p.st.key, score_to_tt(best_score, ply),
-             stand_pat if stand_pat != VALUE_NONE else VALUE_NONE, bound, 0, best_move)
+             stand_pat if stand_pat != VALUE_NONE else VALUE_NONE, bound, 0 if qdepth == 0 else -1, best_move)
     return best_score
 
 # ---------------------------------------------------------------------------------------------
@@ -423,11 +475,12 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     cdef Move m, tt_move = MOVE_NONE, best_move = MOVE_NONE
     cdef TTEntry* tte
     cdef RootMove* rm
+    cdef CheckInfo ci
     cdef int old_alpha = alpha
 
     # Step 1. Quiescence at the horizon
     if depth <= 0:
-        return qsearch(sd, alpha, beta, ply)
+        return qsearch(sd, alpha, beta, ply, 0)
 
     # Step 2. Node bookkeeping, limits, draws, mate distance pruning
     sd.pv_length[ply] = ply
@@ -497,8 +550,8 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
             return eval
 
         # Step 6. Razoring: hopeless at depth 1-2 unless a capture saves it
-        if depth <= 2 and eval + 250 * depth <= alpha:
-            score = qsearch(sd, alpha, alpha + 1, ply)
+        if depth <= 2 and eval + 200 + 250 * depth * depth <= alpha:
+            score = qsearch(sd, alpha, alpha + 1, ply, 0)
             if score <= alpha:
                 return score
 
@@ -540,11 +593,13 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
         score_moves(sd, moves, scores, n, tt_move, ply)
 
     best_score = -VALUE_INFINITE
+    init_check_info(p, &ci)
     for i in range(n):
         m = pick_move(moves, scores, n, i)
         noisy = is_noisy(p, m)
         quiet = not noisy
-        if quiet and skip_quiets and m != tt_move:
+        gives_check = move_gives_check(p, &ci, m)
+        if quiet and skip_quiets and not gives_check and m != tt_move:
             continue
         move_count += 1
 
@@ -552,15 +607,16 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
 
         # Step 10. Shallow-depth pruning of moves that cannot raise alpha
         if not root and best_score > VALUE_MATED_IN_MAX_PLY and non_pawn_material(p, p.side):
-            if quiet:
-                if move_count >= (3 + depth * depth) // (2 - improving):
-                    skip_quiets = True
+            if move_count >= (3 + depth * depth) // (2 - improving):
+                skip_quiets = True   # late quiet moves are not searched, except checks
+                if quiet and not gives_check:
                     continue
+            if quiet and not gives_check:
                 lmr_depth = depth - 1 - r
                 if lmr_depth < 0:
                     lmr_depth = 0
+                # futility: a quiet move cannot lift a static evaluation this far below alpha
                 if not in_check and lmr_depth <= 8 and static_eval + 90 + 90 * lmr_depth <= alpha:
-                    skip_quiets = True
                     continue
                 if lmr_depth <= 8 and not see_ge(p, m, -25 * lmr_depth * lmr_depth):
                     continue
@@ -568,7 +624,6 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                 continue
 
         make_move(p, m)
-        gives_check = p.st.checkers != 0
 
         # Step 11. Check extension (bounded so that checks cannot run away)
         extension = 1 if gives_check and ply < 2 * sd.root_depth else 0
