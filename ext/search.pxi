@@ -68,6 +68,9 @@ ctypedef struct SearchData:
     int capture_history[16][64][7]    # moved piece, to, captured type
     Move killers[MAX_PLY + 4][2]
     Move countermoves[16][64]         # reply to (piece, to) of the previous move
+    int continuation[16][64][16][64]  # history of (piece, to) following an earlier (piece, to)
+    int continuation_none[16 * 64]    # stands in for a null move or the root (kept at zero)
+    int* cont_stack[MAX_PLY + 4]      # continuation table of the move made at each ply
     int static_eval[MAX_PLY + 4]
     Move pv[MAX_PLY + 2][MAX_PLY + 2]
     int pv_length[MAX_PLY + 2]
@@ -261,10 +264,18 @@ cdef inline int captured_type(Position* p, Move m) noexcept nogil:
         return NO_PIECE_TYPE
     return p.board[move_to(m)] & 7
 
+# The continuation table of the move made `back` plies before this node (zeros if none).
+cdef inline int* previous_continuation(SearchData* sd, int ply, int back) noexcept nogil:
+    if ply >= back:
+        return sd.cont_stack[ply - back]
+    return sd.continuation_none
+
 cdef void score_moves(SearchData* sd, Move* moves, int* scores, int n, Move tt_move, int ply) noexcept nogil:
     cdef Position* p = &sd.pos
     cdef int i, victim, piece, score, us = p.side
     cdef Move m, counter = MOVE_NONE, prev = p.st.move
+    cdef int* cont1 = previous_continuation(sd, ply, 1)
+    cdef int* cont2 = previous_continuation(sd, ply, 2)
     if prev != MOVE_NONE and prev != MOVE_NULL:
         counter = sd.countermoves[p.board[move_to(prev)]][move_to(prev)]
     for i in range(n):
@@ -290,7 +301,8 @@ cdef void score_moves(SearchData* sd, Move* moves, int* scores, int n, Move tt_m
         elif m == counter:
             scores[i] = SCORE_COUNTER
         else:
-            scores[i] = sd.history[us][move_from(m)][move_to(m)]
+            piece = p.board[move_from(m)] * 64 + move_to(m)
+            scores[i] = sd.history[us][move_from(m)][move_to(m)] + cont1[piece] + cont2[piece]
 
 # Bring the best remaining move to index i (selection sort, one step per move tried).
 cdef inline Move pick_move(Move* moves, int* scores, int n, int i) noexcept nogil:
@@ -312,6 +324,14 @@ cdef inline void update_history_entry(int* entry, int bonus) noexcept nogil:
     cdef int magnitude = bonus if bonus >= 0 else -bonus
     entry[0] += bonus - entry[0] * magnitude // HISTORY_MAX
 
+cdef inline void update_continuation(SearchData* sd, int ply, int index, int bonus) noexcept nogil:
+    cdef int* table
+    cdef int back
+    for back in range(1, 3):
+        table = previous_continuation(sd, ply, back)
+        if table != sd.continuation_none:
+            update_history_entry(&table[index], bonus)
+
 cdef void update_quiet_stats(SearchData* sd, Move best, Move* quiets, int quiet_count,
                              int depth, int ply) noexcept nogil:
     cdef Position* p = &sd.pos
@@ -324,9 +344,11 @@ cdef void update_quiet_stats(SearchData* sd, Move best, Move* quiets, int quiet_
     if prev != MOVE_NONE and prev != MOVE_NULL:
         sd.countermoves[p.board[move_to(prev)]][move_to(prev)] = best
     update_history_entry(&sd.history[us][move_from(best)][move_to(best)], bonus)
+    update_continuation(sd, ply, p.board[move_from(best)] * 64 + move_to(best), bonus)
     for i in range(quiet_count):
         if quiets[i] != best:
             update_history_entry(&sd.history[us][move_from(quiets[i])][move_to(quiets[i])], -bonus)
+            update_continuation(sd, ply, p.board[move_from(quiets[i])] * 64 + move_to(quiets[i]), -bonus)
 
 cdef void update_capture_stats(SearchData* sd, Move best, Move* captures, int capture_count,
                                int depth) noexcept nogil:
@@ -435,6 +457,7 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply, int qdepth) noexc
                 continue   # losing captures (negative SEE) are not worth a look here
         elif best_score > VALUE_MATED_IN_MAX_PLY and not is_noisy(p, m) and i >= 2 and scores[i] < 0:
             continue   # in check: after two evasions, quiet ones with poor history are skipped
+        sd.cont_stack[ply] = &sd.continuation[p.board[move_from(m)]][move_to(m)][0][0]
         make_move(p, m)
         score = -qsearch(sd, -beta, -alpha, ply + 1, qdepth + 1)
         unmake_move(p, m)
@@ -559,6 +582,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
         if (depth >= 3 and eval >= beta and static_eval >= beta and p.st.move != MOVE_NULL
                 and non_pawn_material(p, p.side) and beta > VALUE_MATED_IN_MAX_PLY):
             null_r = 3 + depth // 3 + (3 if (eval - beta) // 200 > 3 else (eval - beta) // 200)
+            sd.cont_stack[ply] = sd.continuation_none
             make_null_move(p)
             sd.static_eval[ply + 1] = VALUE_NONE
             score = -search(sd, -beta, -beta + 1, depth - null_r, ply + 1, not cut_node)
@@ -623,6 +647,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
             elif depth <= 8 and scores[i] < SCORE_GOOD_NOISY and not see_ge(p, m, -90 * depth):
                 continue
 
+        sd.cont_stack[ply] = &sd.continuation[p.board[move_from(m)]][move_to(m)][0][0]
         make_move(p, m)
 
         # Step 11. Check extension (bounded so that checks cannot run away)
@@ -638,7 +663,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                 if scores[i] >= SCORE_COUNTER:
                     r -= 1
                 else:
-                    r -= scores[i] // 6000
+                    r -= scores[i] // 12000
             else:
                 r = r // 2
             if in_check or gives_check:

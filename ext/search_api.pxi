@@ -31,6 +31,7 @@ cdef class SearchCore:
         memset(self.sd.capture_history, 0, sizeof(self.sd.capture_history))
         memset(self.sd.killers, 0, sizeof(self.sd.killers))
         memset(self.sd.countermoves, 0, sizeof(self.sd.countermoves))
+        memset(self.sd.continuation, 0, sizeof(self.sd.continuation))
 
     def hashfull(self):
         return tt_hashfull(&self.sd.tt)
