@@ -500,3 +500,28 @@ def test_tricky_positions(fen, chess960):
     assert_same_position(ours, ref)
     assert_make_unmake_restores(ours, ref)
     assert ours.perft(3) == sum(1 for _ in _leaves(ref, 3))
+
+
+def test_long_game_grows_the_state_stack():
+    # More plies than the initial state stack holds (1024): the stack grows, keys and
+    # repetitions stay right, and every move can be taken back.
+    ours, ref = Board(), chess.Board()
+    cycle = ["g1f3", "g8f6", "f3g1", "f6g8", "b1c3", "b8c6", "c3b1", "c6b8"]
+    fens = [ref.fen()]
+    for ply in range(1500):
+        move = cycle[ply % len(cycle)]
+        ours.push_uci(move)
+        ref.push_uci(move)
+        fens.append(ref.fen())
+        if ply % 250 == 0:
+            assert ours.fen() == ref.fen()
+            assert ours.is_fivefold_repetition() == ref.is_fivefold_repetition()
+    assert ours.ply == 1500 and ours.fen() == ref.fen()
+    assert ours.is_fivefold_repetition() and ref.is_fivefold_repetition()
+    twin = ours.copy()
+    assert twin.fen() == ours.fen() and twin.is_fivefold_repetition()
+    assert twin.perft(3) == ours.perft(3) == 8902
+    for expected in reversed(fens[:-1]):
+        ours.pop()
+        assert ours.fen() == expected
+    assert ours.zobrist_key() == Board().zobrist_key()

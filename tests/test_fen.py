@@ -259,8 +259,7 @@ ALLOWED_STATUS = (chess.STATUS_TOO_MANY_WHITE_PAWNS | chess.STATUS_TOO_MANY_BLAC
 # missing fields (python-chess fills in defaults), clocks that only int() understands
 # ("+1", "1_0", non-ASCII digits) or a fullmove number of 0, a castling letter given twice,
 # and python-chess's crazyhouse marker "~".
-STRICTER_KEYWORDS = ("fields", "halfmove", "fullmove", "repeats a right", "'~'",
-                     "two rights on one side")
+STRICTER_KEYWORDS = ("fields", "halfmove", "fullmove", "repeats a right", "'~'")
 
 
 def python_chess_dropped_castling(fen: str, ref: chess.Board) -> bool:
