@@ -187,7 +187,7 @@ cdef inline bint is_draw(Position* p) noexcept nogil:
         return p.st.checkers == 0 or generate_moves(p, GEN_ALL, moves) > 0
     return has_repeated(p) or insufficient_material(p)
 
-cdef inline bint non_pawn_material(Position* p, int color) noexcept nogil:
+cdef inline bint has_non_pawn_material(Position* p, int color) noexcept nogil:
     return (p.by_color[color] & ~(p.by_type[PAWN] | p.by_type[KING])) != 0
 
 # ---------------------------------------------------------------------------------------------
@@ -580,7 +580,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
 
         # Step 7. Null-move pruning, not in pawn endings (zugzwang) nor twice in a row
         if (depth >= 3 and eval >= beta and static_eval >= beta and p.st.move != MOVE_NULL
-                and non_pawn_material(p, p.side) and beta > VALUE_MATED_IN_MAX_PLY):
+                and has_non_pawn_material(p, p.side) and beta > VALUE_MATED_IN_MAX_PLY):
             null_r = 3 + depth // 3 + (3 if (eval - beta) // 200 > 3 else (eval - beta) // 200)
             sd.cont_stack[ply] = sd.continuation_none
             make_null_move(p)
@@ -630,7 +630,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
         r = LMR_TABLE[depth if depth < 64 else 63][move_count if move_count < 64 else 63]
 
         # Step 10. Shallow-depth pruning of moves that cannot raise alpha
-        if not root and best_score > VALUE_MATED_IN_MAX_PLY and non_pawn_material(p, p.side):
+        if not root and best_score > VALUE_MATED_IN_MAX_PLY and has_non_pawn_material(p, p.side):
             if move_count >= (3 + depth * depth) // (2 - improving):
                 skip_quiets = True   # late quiet moves are not searched, except checks
                 if quiet and not gives_check:
