@@ -1,7 +1,6 @@
 # SearchCore: the Python handle on one search (its table, histories and root moves).  Called
 # by engine/search.py once per iteration; every call that searches releases the GIL.
 
-from libc.stdlib cimport calloc
 
 cdef class SearchCore:
     cdef SearchData* sd
