@@ -282,6 +282,9 @@ cdef class CoreBoard:
         raise ValueError(f"illegal move {text} in position {self.fen()}")
 
     def push_code(self, int m):
+        """Play a move given by its code.  :raises ValueError: if it is not legal here."""
+        if not 0 <= m <= 0xFFFF or not is_legal_move(&self.pos, <Move>m):
+            raise ValueError(f"move code {m} is not a legal move in {self.fen()}")
         ensure_capacity(&self.pos, MAX_PLY + 8)
         make_move(&self.pos, <Move>m)
 
