@@ -62,11 +62,11 @@ def level_for_elo(elo: int) -> Level:
     monotonically with the rating: more nodes and depth, fewer candidates, less noise."""
     elo = max(MIN_ELO, min(MAX_ELO, int(elo)))
     t = (elo - MIN_ELO) / (MAX_ELO - MIN_ELO)          # 0 at 600, 1 at 2400
-    nodes = int(round(60 * math.exp(t * math.log(400_000 / 60))))   # 60 .. 400k, geometric
+    nodes = int(round(400 * math.exp(t * math.log(400_000 / 400))))  # 400 .. 400k, geometric
     depth = 1 + int(round(t * 13))                      # 1 .. 14
     candidates = max(2, int(round(6 - 4 * t)))           # 6 .. 2
-    margin = int(round(260 - 230 * t))                    # 260 .. 30 cp
-    temperature = 140.0 * (1.0 - t) + 8.0                 # 148 .. 8 cp
+    margin = int(round(150 - 120 * t))                    # 150 .. 30 cp: less than a piece
+    temperature = 100.0 * (1.0 - t) + 8.0                 # 108 .. 8 cp
     return Level(elo, nodes, depth, candidates, margin, temperature)
 
 

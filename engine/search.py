@@ -158,17 +158,20 @@ class Searcher:
         completed_depth = 0
         for iteration in range(1, max_depth + 1):
             lines: List[SearchInfo] = []
+            finished = 0
             for pv_index in range(multipv):
                 score = self._aspiration(iteration, scores[pv_index], pv_index, board, on_info)
                 if core.stopped:
                     break
                 scores[pv_index] = score
                 core.sort_root(pv_index)
+                finished += 1
             if core.stopped and iteration > 1:
                 break
-            core.sort_root(0)
             completed_depth = iteration
-            lines = [self._info(board, i, iteration, None) for i in range(multipv)]
+            # Stopped inside the first iteration: report the lines that were finished (at least
+            # one, whose move is legal whatever happened).
+            lines = [self._info(board, i, iteration, None) for i in range(max(finished, 1))]
             completed = lines
             if on_info is not None:
                 for info in lines:
