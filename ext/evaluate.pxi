@@ -234,9 +234,11 @@ cdef int SAFE_CHECK[7]
 SAFE_CHECK[:] = [0, 0, 749, 587, 1003, 625, 0]
 cdef int UNSAFE_CHECK = 103
 cdef int KNIGHT_DEFENDER = 141
-cdef int KING_DANGER_MIN = 100
-cdef int KING_DANGER_MG_DIV = 6400
-cdef int KING_DANGER_EG_DIV = 36
+# (Compile-time constants, so that the divisions become multiplications.)
+cdef enum:
+    KING_DANGER_MIN = 100
+    KING_DANGER_MG_DIV = 6400
+    KING_DANGER_EG_DIV = 36
 
 # Mop-up, when one side has a bare king: drive it to the edge and bring the kings together.
 cdef int MOPUP_CENTER = 10, MOPUP_KINGS = 4
