@@ -6,13 +6,25 @@
 #   bitboard.pxi   attack tables and magic bitboards
 #   position.pxi   Position, StateInfo stack, Zobrist keys, make/unmake, draw facts
 #   movegen.pxi    legal move generation and perft
+#   evaluate.pxi   static evaluation (tapered material, piece-square tables and terms)
+#   tt.pxi         transposition table
+#   search.pxi     alpha-beta search, quiescence, SEE, move ordering
 #   board_api.pxi  the Python-facing CoreBoard (FEN, UCI moves) used by engine.Board
+#   evaluate_api.pxi  Python-facing evaluation helpers (tests, UCI eval, benchmarks)
+#   search_api.pxi the Python-facing SearchCore driven by engine/search.py
 
 include "types.pxi"
 include "bitboard.pxi"
 include "position.pxi"
 include "movegen.pxi"
+include "evaluate.pxi"
+include "tt.pxi"
+include "search.pxi"
 include "board_api.pxi"
+include "evaluate_api.pxi"
+include "search_api.pxi"
 
 init_bitboards()
 init_zobrist()
+init_evaluation()
+init_search_tables()

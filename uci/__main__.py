@@ -3,6 +3,7 @@
 With no arguments Scacco speaks UCI on stdin/stdout.  Subcommands:
 
     scacco perft DEPTH [--fen FEN] [--chess960] [--divide]
+    scacco bench [DEPTH]
 
 Imports are kept lazy: a GUI expects the reply to `uci` within a fraction of a second.
 """
@@ -44,8 +45,25 @@ def perft_command(argv):
     return 0
 
 
+def bench_command(argv):
+    import argparse
+
+    from engine.bench import DEFAULT_DEPTH, run_bench
+
+    parser = argparse.ArgumentParser(prog="scacco bench",
+                                     description="Search the built-in bench positions to a fixed depth.")
+    parser.add_argument("depth", type=int, nargs="?", default=DEFAULT_DEPTH,
+                        help=f"search depth (default {DEFAULT_DEPTH})")
+    args = parser.parse_args(argv)
+    if not 1 <= args.depth <= 64:
+        parser.error("depth must be between 1 and 64")
+    run_bench(args.depth, out=lambda line: print(line, flush=True))
+    return 0
+
+
 COMMANDS = {
     "perft": perft_command,
+    "bench": bench_command,
 }
 
 

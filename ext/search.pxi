@@ -1,0 +1,657 @@
+# The alpha-beta search: principal variation search with a transposition table, quiescence,
+# null-move pruning, late move reductions, futility and SEE pruning, killers, history and
+# countermoves.  It runs entirely at C level, without the GIL; Python (engine/search.py)
+# calls search_root once per iteration (and aspiration re-search) and reads the results.
+
+from libc.math cimport log
+
+cdef extern from *:
+    """
+    #if defined(_WIN32)
+    #include <windows.h>
+    static double scacco_now_ms(void) {
+        LARGE_INTEGER f, c; QueryPerformanceFrequency(&f); QueryPerformanceCounter(&c);
+        return (double)c.QuadPart * 1000.0 / (double)f.QuadPart;
+    }
+    #else
+    #include <time.h>
+    static double scacco_now_ms(void) {
+        struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec * 1000.0 + ts.tv_nsec / 1.0e6;
+    }
+    #endif
+    static inline int scacco_load_int(int* p) { return *(volatile int*)p; }
+    static inline void scacco_store_int(int* p, int v) { *(volatile int*)p = v; }
+    static inline double scacco_load_double(double* p) { return *(volatile double*)p; }
+    """
+    double now_ms "scacco_now_ms"() noexcept nogil
+    int load_int "scacco_load_int"(int* p) noexcept nogil
+    void store_int "scacco_store_int"(int* p, int v) noexcept nogil
+    double load_double "scacco_load_double"(double* p) noexcept nogil
+
+cdef enum:
+    VALUE_DRAW = 0
+    VALUE_MATE = 32000
+    VALUE_INFINITE = 32001
+    VALUE_NONE = 32002
+    VALUE_MATE_IN_MAX_PLY = 32000 - 2 * 128
+    VALUE_MATED_IN_MAX_PLY = -(32000 - 2 * 128)
+    HISTORY_MAX = 16384
+
+# Values used by move ordering, SEE and delta pruning (not by the evaluation).
+cdef int SEE_VALUE[7]
+SEE_VALUE[:] = [0, 100, 320, 330, 500, 950, 0]
+
+cdef int LMR_TABLE[64][64]
+
+cdef void init_search_tables() noexcept nogil:
+    cdef int d, m
+    for d in range(64):
+        for m in range(64):
+            if d == 0 or m == 0:
+                LMR_TABLE[d][m] = 0
+            else:
+                LMR_TABLE[d][m] = <int>(0.8 + log(<double>d) * log(<double>m) / 2.3)
+
+ctypedef struct RootMove:
+    Move move
+    int score
+    int previous_score
+    int seldepth
+    int pv_length
+    Move pv[MAX_PLY]
+
+ctypedef struct SearchData:
+    Position pos
+    TranspositionTable tt
+    int history[2][64][64]            # butterfly history: colour, from, to
+    int capture_history[16][64][7]    # moved piece, to, captured type
+    Move killers[MAX_PLY + 4][2]
+    Move countermoves[16][64]         # reply to (piece, to) of the previous move
+    int static_eval[MAX_PLY + 4]
+    Move pv[MAX_PLY + 2][MAX_PLY + 2]
+    int pv_length[MAX_PLY + 2]
+    RootMove root_moves[MAX_MOVES]
+    int root_count
+    int pv_index                      # MultiPV: lines before this one are excluded
+    int root_depth
+    int seldepth
+    uint64_t nodes
+    uint64_t node_limit               # 0 = none
+    double start_ms
+    double hard_deadline_ms           # absolute, 0 = none
+    int stop                          # set from another thread; read with load_int
+    int check_countdown
+
+# ---------------------------------------------------------------------------------------------
+# Score helpers
+
+cdef inline int mate_in(int ply) noexcept nogil:
+    return VALUE_MATE - ply
+
+cdef inline int mated_in(int ply) noexcept nogil:
+    return -VALUE_MATE + ply
+
+# Mate scores in the table are relative to the node, in the tree relative to the root.
+cdef inline int score_to_tt(int score, int ply) noexcept nogil:
+    if score >= VALUE_MATE_IN_MAX_PLY:
+        return score + ply
+    if score <= VALUE_MATED_IN_MAX_PLY:
+        return score - ply
+    return score
+
+cdef inline int score_from_tt(int score, int ply, int rule50) noexcept nogil:
+    if score == VALUE_NONE:
+        return VALUE_NONE
+    if score >= VALUE_MATE_IN_MAX_PLY:
+        return score - ply
+    if score <= VALUE_MATED_IN_MAX_PLY:
+        return score + ply
+    return score
+
+# ---------------------------------------------------------------------------------------------
+# Static exchange evaluation: does the move win at least `threshold` centipawns after the best
+# sequence of recaptures on its target square?
+
+cdef inline Bitboard least_valuable(Position* p, Bitboard attackers, int* pt) noexcept nogil:
+    cdef int t
+    cdef Bitboard b
+    for t in range(PAWN, KING + 1):
+        b = attackers & p.by_type[t]
+        if b:
+            pt[0] = t
+            return b & (~b + 1)
+    pt[0] = NO_PIECE_TYPE
+    return 0
+
+cdef bint see_ge(Position* p, Move m, int threshold) noexcept nogil:
+    cdef int frm = move_from(m), to = move_to(m)
+    cdef int swap, stm, res, pt
+    cdef Bitboard occ, attackers, stm_attackers, bb
+    if move_kind(m) != NORMAL:
+        return 0 >= threshold
+    swap = SEE_VALUE[p.board[to] & 7] - threshold
+    if swap < 0:
+        return False
+    swap = SEE_VALUE[p.board[frm] & 7] - swap
+    if swap <= 0:
+        return True
+    occ = p.by_type[ALL_PIECES] ^ square_bb(frm) ^ square_bb(to)
+    stm = color_of(p.board[frm])
+    attackers = attackers_to(p, to, occ)
+    res = 1
+    while True:
+        stm ^= 1
+        attackers &= occ
+        stm_attackers = attackers & p.by_color[stm]
+        if not stm_attackers:
+            break
+        res ^= 1
+        bb = least_valuable(p, stm_attackers, &pt)
+        if pt == KING:
+            # the king may only take last: if the other side still attacks, it cannot
+            return res ^ 1 if (attackers & ~p.by_color[stm]) else res
+        swap = SEE_VALUE[pt] - swap
+        if swap < res:
+            break
+        occ ^= bb
+        if pt == PAWN or pt == BISHOP or pt == QUEEN:
+            attackers |= bishop_attacks(to, occ) & (p.by_type[BISHOP] | p.by_type[QUEEN])
+        if pt == ROOK or pt == QUEEN:
+            attackers |= rook_attacks(to, occ) & (p.by_type[ROOK] | p.by_type[QUEEN])
+    return res
+
+# ---------------------------------------------------------------------------------------------
+# Draws inside the tree
+
+cdef inline bint has_repeated(Position* p) noexcept nogil:
+    cdef int limit = p.st.rule50, i
+    cdef int depth = <int>(p.st - p.states)
+    if p.st.plies_from_null < limit:
+        limit = p.st.plies_from_null
+    if limit > depth:
+        limit = depth
+    i = 4
+    while i <= limit:
+        if (p.st - i).key == p.st.key:
+            return True
+        i += 2
+    return False
+
+cdef inline bint is_draw(Position* p) noexcept nogil:
+    cdef Move moves[MAX_MOVES]
+    if p.st.rule50 >= 100:
+        return p.st.checkers == 0 or generate_moves(p, GEN_ALL, moves) > 0
+    return has_repeated(p) or insufficient_material(p)
+
+cdef inline bint non_pawn_material(Position* p, int color) noexcept nogil:
+    return (p.by_color[color] & ~(p.by_type[PAWN] | p.by_type[KING])) != 0
+
+# ---------------------------------------------------------------------------------------------
+# Limits
+
+cdef inline void check_limits(SearchData* sd) noexcept nogil:
+    cdef double deadline
+    if sd.node_limit and sd.nodes >= sd.node_limit:
+        store_int(&sd.stop, 1)
+        return
+    sd.check_countdown -= 1
+    if sd.check_countdown > 0:
+        return
+    sd.check_countdown = 1024
+    deadline = load_double(&sd.hard_deadline_ms)
+    if deadline > 0 and now_ms() >= deadline:
+        store_int(&sd.stop, 1)
+
+# ---------------------------------------------------------------------------------------------
+# Move ordering
+
+cdef enum:
+    SCORE_TT_MOVE = 1 << 30
+    SCORE_GOOD_NOISY = 1 << 28
+    SCORE_KILLER_1 = (1 << 27) + 2
+    SCORE_KILLER_2 = (1 << 27) + 1
+    SCORE_COUNTER = 1 << 27
+    SCORE_BAD_NOISY = -(1 << 28)
+
+cdef inline bint is_noisy(Position* p, Move m) noexcept nogil:
+    cdef int kind = move_kind(m)
+    if kind == CASTLING:
+        return False
+    return p.board[move_to(m)] != NO_PIECE or kind == EN_PASSANT or kind == PROMOTION
+
+cdef inline int captured_type(Position* p, Move m) noexcept nogil:
+    if move_kind(m) == EN_PASSANT:
+        return PAWN
+    if move_kind(m) == CASTLING:
+        return NO_PIECE_TYPE
+    return p.board[move_to(m)] & 7
+
+cdef void score_moves(SearchData* sd, Move* moves, int* scores, int n, Move tt_move, int ply) noexcept nogil:
+    cdef Position* p = &sd.pos
+    cdef int i, victim, piece, score, us = p.side
+    cdef Move m, counter = MOVE_NONE, prev = p.st.move
+    if prev != MOVE_NONE and prev != MOVE_NULL:
+        counter = sd.countermoves[p.board[move_to(prev)]][move_to(prev)]
+    for i in range(n):
+        m = moves[i]
+        if m == tt_move:
+            scores[i] = SCORE_TT_MOVE
+        elif is_noisy(p, m):
+            victim = captured_type(p, m)
+            piece = p.board[move_from(m)]
+            score = SEE_VALUE[victim] * 16 + sd.capture_history[piece][move_to(m)][victim] // 16
+            if move_kind(m) == PROMOTION:
+                score += SEE_VALUE[promotion_type(m)] * 16 if promotion_type(m) == QUEEN else -20000
+            if move_kind(m) == PROMOTION and promotion_type(m) != QUEEN:
+                scores[i] = SCORE_BAD_NOISY + score
+            elif see_ge(p, m, 0):
+                scores[i] = SCORE_GOOD_NOISY + score
+            else:
+                scores[i] = SCORE_BAD_NOISY + score
+        elif m == sd.killers[ply][0]:
+            scores[i] = SCORE_KILLER_1
+        elif m == sd.killers[ply][1]:
+            scores[i] = SCORE_KILLER_2
+        elif m == counter:
+            scores[i] = SCORE_COUNTER
+        else:
+            scores[i] = sd.history[us][move_from(m)][move_to(m)]
+
+# Bring the best remaining move to index i (selection sort, one step per move tried).
+cdef inline Move pick_move(Move* moves, int* scores, int n, int i) noexcept nogil:
+    cdef int best = i, j, s
+    cdef Move m
+    for j in range(i + 1, n):
+        if scores[j] > scores[best]:
+            best = j
+    if best != i:
+        m = moves[i]
+        moves[i] = moves[best]
+        moves[best] = m
+        s = scores[i]
+        scores[i] = scores[best]
+        scores[best] = s
+    return moves[i]
+
+cdef inline void update_history_entry(int* entry, int bonus) noexcept nogil:
+    cdef int magnitude = bonus if bonus >= 0 else -bonus
+    entry[0] += bonus - entry[0] * magnitude // HISTORY_MAX
+
+cdef void update_quiet_stats(SearchData* sd, Move best, Move* quiets, int quiet_count,
+                             int depth, int ply) noexcept nogil:
+    cdef Position* p = &sd.pos
+    cdef int bonus = depth * depth * 16 if depth <= 12 else 2304
+    cdef int i, us = p.side
+    cdef Move prev = p.st.move
+    if sd.killers[ply][0] != best:
+        sd.killers[ply][1] = sd.killers[ply][0]
+        sd.killers[ply][0] = best
+    if prev != MOVE_NONE and prev != MOVE_NULL:
+        sd.countermoves[p.board[move_to(prev)]][move_to(prev)] = best
+    update_history_entry(&sd.history[us][move_from(best)][move_to(best)], bonus)
+    for i in range(quiet_count):
+        if quiets[i] != best:
+            update_history_entry(&sd.history[us][move_from(quiets[i])][move_to(quiets[i])], -bonus)
+
+cdef void update_capture_stats(SearchData* sd, Move best, Move* captures, int capture_count,
+                               int depth) noexcept nogil:
+    cdef Position* p = &sd.pos
+    cdef int bonus = depth * depth * 16 if depth <= 12 else 2304
+    cdef int i
+    cdef Move m
+    if is_noisy(p, best):
+        update_history_entry(&sd.capture_history[p.board[move_from(best)]][move_to(best)][captured_type(p, best)], bonus)
+    for i in range(capture_count):
+        m = captures[i]
+        if m != best:
+            update_history_entry(&sd.capture_history[p.board[move_from(m)]][move_to(m)][captured_type(p, m)], -bonus)
+
+cdef inline void update_pv(SearchData* sd, int ply, Move m) noexcept nogil:
+    cdef int i
+    sd.pv[ply][ply] = m
+    for i in range(ply + 1, sd.pv_length[ply + 1]):
+        sd.pv[ply][i] = sd.pv[ply + 1][i]
+    sd.pv_length[ply] = sd.pv_length[ply + 1] if sd.pv_length[ply + 1] > ply + 1 else ply + 1
+
+# ---------------------------------------------------------------------------------------------
+# Quiescence: captures and promotions until the position is quiet; all evasions in check.
+
+cdef int qsearch(SearchData* sd, int alpha, int beta, int ply) noexcept nogil:
+    cdef Position* p = &sd.pos
+    cdef bint pv_node = beta - alpha > 1
+    cdef bint in_check = p.st.checkers != 0
+    cdef Move moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef int n, i, score, best_score, stand_pat, tt_score = VALUE_NONE, bound, old_alpha = alpha
+    cdef Move m, tt_move = MOVE_NONE, best_move = MOVE_NONE
+    cdef bint found
+    cdef TTEntry* tte
+
+    sd.pv_length[ply] = ply
+    sd.nodes += 1
+    check_limits(sd)
+    if load_int(&sd.stop):
+        return 0
+    if ply > sd.seldepth:
+        sd.seldepth = ply
+    if is_draw(p):
+        return VALUE_DRAW
+    if ply >= MAX_PLY - 2:
+        return evaluate(p) if not in_check else VALUE_DRAW
+
+    tte = tt_probe(&sd.tt, p.st.key, &found)
+    if found:
+        tt_move = tte.move
+        tt_score = score_from_tt(tte.score, ply, p.st.rule50)
+        bound = tte.gen_bound & 3
+        if (not pv_node and tt_score != VALUE_NONE
+                and ((bound == BOUND_LOWER and tt_score >= beta) or (bound == BOUND_UPPER and tt_score <= alpha)
+                     or bound == BOUND_EXACT)):
+            return tt_score
+
+    if in_check:
+        best_score = -VALUE_INFINITE
+        stand_pat = VALUE_NONE
+        n = generate_moves(p, GEN_ALL, moves)
+        if n == 0:
+            return mated_in(ply)
+    else:
+        stand_pat = tte.eval if found and tte.eval != VALUE_NONE else evaluate(p)
+        best_score = stand_pat
+        if tt_score != VALUE_NONE and ((tt_score > stand_pat and (tte.gen_bound & BOUND_LOWER))
+                                        or (tt_score < stand_pat and (tte.gen_bound & BOUND_UPPER))):
+            best_score = tt_score
+        if best_score >= beta:
+            if not found:
+                tt_store(&sd.tt, tte, p.st.key, score_to_tt(best_score, ply), stand_pat, BOUND_LOWER, -1, MOVE_NONE)
+            return best_score
+        if best_score > alpha:
+            alpha = best_score
+        n = generate_moves(p, GEN_NOISY, moves)
+
+    score_moves(sd, moves, scores, n, tt_move, ply)
+    for i in range(n):
+        m = pick_move(moves, scores, n, i)
+        if not in_check:
+            if move_kind(m) == PROMOTION and promotion_type(m) != QUEEN:
+                continue
+            # delta pruning: even winning the piece cannot bring the score near alpha
+            if (move_kind(m) != PROMOTION and stand_pat + SEE_VALUE[captured_type(p, m)] + 200 <= alpha):
+                continue
+            if scores[i] < 0:
+                continue   # losing captures (negative SEE) are not worth a look here
+        elif best_score > VALUE_MATED_IN_MAX_PLY and not is_noisy(p, m) and i >= 2 and scores[i] < 0:
+            continue   # in check: after two evasions, quiet ones with poor history are skipped
+        make_move(p, m)
+        score = -qsearch(sd, -beta, -alpha, ply + 1)
+        unmake_move(p, m)
+        if load_int(&sd.stop):
+            return 0
+        if score > best_score:
+            best_score = score
+            if score > alpha:
+                best_move = m
+                if pv_node:
+                    update_pv(sd, ply, m)
+                if score >= beta:
+                    break
+                alpha = score
+
+    if in_check and best_score == -VALUE_INFINITE:
+        return mated_in(ply)
+    bound = BOUND_LOWER if best_score >= beta else (BOUND_EXACT if pv_node and best_move != MOVE_NONE else BOUND_UPPER)
+    tt_store(&sd.tt, tte, p.st.key, score_to_tt(best_score, ply),
+             stand_pat if stand_pat != VALUE_NONE else VALUE_NONE, bound, 0, best_move)
+    return best_score
+
+# ---------------------------------------------------------------------------------------------
+# The main search.  Step numbers follow the order in which a node is handled.
+
+cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cut_node) noexcept nogil:
+    cdef Position* p = &sd.pos
+    cdef bint pv_node = beta - alpha > 1
+    cdef bint root = ply == 0
+    cdef bint in_check, found, improving, gives_check, noisy, quiet, skip_quiets = False
+    cdef Move moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef Move quiets_tried[64]
+    cdef Move noisy_tried[32]
+    cdef int quiet_count = 0, noisy_count = 0
+    cdef int n, i, score, best_score, static_eval, eval, tt_score = VALUE_NONE, bound, tt_depth = -99
+    cdef int move_count = 0, new_depth, r, reduced, extension, lmr_depth, null_r, idx
+    cdef Move m, tt_move = MOVE_NONE, best_move = MOVE_NONE
+    cdef TTEntry* tte
+    cdef RootMove* rm
+    cdef int old_alpha = alpha
+
+    # Step 1. Quiescence at the horizon
+    if depth <= 0:
+        return qsearch(sd, alpha, beta, ply)
+
+    # Step 2. Node bookkeeping, limits, draws, mate distance pruning
+    sd.pv_length[ply] = ply
+    sd.nodes += 1
+    check_limits(sd)
+    if load_int(&sd.stop):
+        return 0
+    if ply > sd.seldepth:
+        sd.seldepth = ply
+    in_check = p.st.checkers != 0
+    if not root:
+        if is_draw(p):
+            return VALUE_DRAW
+        if ply >= MAX_PLY - 2:
+            return evaluate(p) if not in_check else VALUE_DRAW
+        if alpha < mated_in(ply):
+            alpha = mated_in(ply)
+        if beta > mate_in(ply + 1):
+            beta = mate_in(ply + 1)
+        if alpha >= beta:
+            return alpha
+
+    if ply + 2 < MAX_PLY + 4:
+        sd.killers[ply + 2][0] = MOVE_NONE
+        sd.killers[ply + 2][1] = MOVE_NONE
+
+    # Step 3. Transposition table
+    tte = tt_probe(&sd.tt, p.st.key, &found)
+    if root:
+        tt_move = sd.root_moves[sd.pv_index].move
+    elif found:
+        tt_move = tte.move
+    if found:
+        tt_score = score_from_tt(tte.score, ply, p.st.rule50)
+        tt_depth = tte.depth8 - DEPTH_OFFSET
+        bound = tte.gen_bound & 3
+        if (not pv_node and tt_depth >= depth and tt_score != VALUE_NONE
+                and ((bound == BOUND_LOWER and tt_score >= beta) or (bound == BOUND_UPPER and tt_score <= alpha)
+                     or bound == BOUND_EXACT)):
+            return tt_score
+
+    # Step 4. Static evaluation
+    if in_check:
+        static_eval = VALUE_NONE
+        eval = VALUE_NONE
+        sd.static_eval[ply] = VALUE_NONE
+        improving = False
+    else:
+        static_eval = tte.eval if found and tte.eval != VALUE_NONE else evaluate(p)
+        eval = static_eval
+        sd.static_eval[ply] = static_eval
+        if tt_score != VALUE_NONE and ((tt_score > eval and (tte.gen_bound & BOUND_LOWER))
+                                        or (tt_score < eval and (tte.gen_bound & BOUND_UPPER))):
+            eval = tt_score
+        if not found:
+            tt_store(&sd.tt, tte, p.st.key, VALUE_NONE, static_eval, BOUND_NONE, -1, MOVE_NONE)
+        if ply >= 2 and sd.static_eval[ply - 2] != VALUE_NONE:
+            improving = static_eval > sd.static_eval[ply - 2]
+        elif ply >= 4 and sd.static_eval[ply - 4] != VALUE_NONE:
+            improving = static_eval > sd.static_eval[ply - 4]
+        else:
+            improving = True
+
+    if not pv_node and not in_check:
+        # Step 5. Reverse futility pruning: far above beta at low depth
+        if depth <= 8 and eval - 75 * (depth - improving) >= beta and eval < VALUE_MATE_IN_MAX_PLY:
+            return eval
+
+        # Step 6. Razoring: hopeless at depth 1-2 unless a capture saves it
+        if depth <= 2 and eval + 250 * depth <= alpha:
+            score = qsearch(sd, alpha, alpha + 1, ply)
+            if score <= alpha:
+                return score
+
+        # Step 7. Null-move pruning, not in pawn endings (zugzwang) nor twice in a row
+        if (depth >= 3 and eval >= beta and static_eval >= beta and p.st.move != MOVE_NULL
+                and non_pawn_material(p, p.side) and beta > VALUE_MATED_IN_MAX_PLY):
+            null_r = 3 + depth // 3 + (3 if (eval - beta) // 200 > 3 else (eval - beta) // 200)
+            make_null_move(p)
+            sd.static_eval[ply + 1] = VALUE_NONE
+            score = -search(sd, -beta, -beta + 1, depth - null_r, ply + 1, not cut_node)
+            unmake_null_move(p)
+            if load_int(&sd.stop):
+                return 0
+            if score >= beta:
+                if score >= VALUE_MATE_IN_MAX_PLY:
+                    score = beta
+                # at high depth, verify with a reduced normal search (zugzwang guard)
+                if depth < 12:
+                    return score
+                score = search(sd, beta - 1, beta, depth - null_r, ply, False)
+                if score >= beta:
+                    return score
+
+    # Step 8. Internal iterative reduction: no table move to guide a deep node
+    if depth >= 4 and tt_move == MOVE_NONE and (pv_node or cut_node):
+        depth -= 1
+
+    # Step 9. Move loop
+    if root:
+        n = 0
+        for i in range(sd.pv_index, sd.root_count):
+            moves[n] = sd.root_moves[i].move
+            scores[n] = sd.root_count - i     # keep the order of the previous iteration
+            n += 1
+    else:
+        n = generate_moves(p, GEN_ALL, moves)
+        if n == 0:
+            return mated_in(ply) if in_check else VALUE_DRAW
+        score_moves(sd, moves, scores, n, tt_move, ply)
+
+    best_score = -VALUE_INFINITE
+    for i in range(n):
+        m = pick_move(moves, scores, n, i)
+        noisy = is_noisy(p, m)
+        quiet = not noisy
+        if quiet and skip_quiets and m != tt_move:
+            continue
+        move_count += 1
+
+        r = LMR_TABLE[depth if depth < 64 else 63][move_count if move_count < 64 else 63]
+
+        # Step 10. Shallow-depth pruning of moves that cannot raise alpha
+        if not root and best_score > VALUE_MATED_IN_MAX_PLY and non_pawn_material(p, p.side):
+            if quiet:
+                if move_count >= (3 + depth * depth) // (2 - improving):
+                    skip_quiets = True
+                    continue
+                lmr_depth = depth - 1 - r
+                if lmr_depth < 0:
+                    lmr_depth = 0
+                if not in_check and lmr_depth <= 8 and static_eval + 90 + 90 * lmr_depth <= alpha:
+                    skip_quiets = True
+                    continue
+                if lmr_depth <= 8 and not see_ge(p, m, -25 * lmr_depth * lmr_depth):
+                    continue
+            elif depth <= 8 and scores[i] < SCORE_GOOD_NOISY and not see_ge(p, m, -90 * depth):
+                continue
+
+        make_move(p, m)
+        gives_check = p.st.checkers != 0
+
+        # Step 11. Check extension (bounded so that checks cannot run away)
+        extension = 1 if gives_check and ply < 2 * sd.root_depth else 0
+        new_depth = depth - 1 + extension
+
+        # Step 12. Late move reductions, then principal variation search
+        if depth >= 3 and move_count > 1 + pv_node and (quiet or scores[i] < SCORE_GOOD_NOISY):
+            if quiet:
+                r += not pv_node
+                r += cut_node
+                r += not improving
+                if scores[i] >= SCORE_COUNTER:
+                    r -= 1
+                else:
+                    r -= scores[i] // 6000
+            else:
+                r = r // 2
+            if in_check or gives_check:
+                r -= 1
+            reduced = new_depth - r
+            if reduced > new_depth:
+                reduced = new_depth
+            if reduced < 1:
+                reduced = 1
+            score = -search(sd, -alpha - 1, -alpha, reduced, ply + 1, True)
+            if score > alpha and reduced < new_depth:
+                score = -search(sd, -alpha - 1, -alpha, new_depth, ply + 1, not cut_node)
+        elif not pv_node or move_count > 1:
+            score = -search(sd, -alpha - 1, -alpha, new_depth, ply + 1, not cut_node)
+        if pv_node and (move_count == 1 or (score > alpha and (root or score < beta))):
+            score = -search(sd, -beta, -alpha, new_depth, ply + 1, False)
+
+        unmake_move(p, m)
+        if load_int(&sd.stop):
+            return 0
+
+        # Step 13. Root bookkeeping for the driver: scores and lines of every root move
+        if root:
+            for idx in range(sd.pv_index, sd.root_count):
+                if sd.root_moves[idx].move == m:
+                    rm = &sd.root_moves[idx]
+                    if move_count == 1 or score > alpha:
+                        rm.score = score
+                        rm.seldepth = sd.seldepth
+                        rm.pv[0] = m
+                        rm.pv_length = 1
+                        while rm.pv_length < sd.pv_length[1] and rm.pv_length < MAX_PLY:
+                            rm.pv[rm.pv_length] = sd.pv[1][rm.pv_length]
+                            rm.pv_length += 1
+                    else:
+                        rm.score = -VALUE_INFINITE
+                    break
+
+        if score > best_score:
+            best_score = score
+            if score > alpha:
+                best_move = m
+                if pv_node and not root:
+                    update_pv(sd, ply, m)
+                if score >= beta:
+                    break
+                alpha = score
+
+        if m != best_move:
+            if quiet and quiet_count < 64:
+                quiets_tried[quiet_count] = m
+                quiet_count += 1
+            elif noisy and noisy_count < 32:
+                noisy_tried[noisy_count] = m
+                noisy_count += 1
+
+    if move_count == 0:
+        # every move was pruned (only possible with moves left): fail low safely
+        return alpha if not in_check else mated_in(ply)
+
+    # Step 14. Histories and the table
+    if best_move != MOVE_NONE and best_score >= beta:
+        if not is_noisy(p, best_move):
+            update_quiet_stats(sd, best_move, quiets_tried, quiet_count, depth, ply)
+        update_capture_stats(sd, best_move, noisy_tried, noisy_count, depth)
+
+    if not (root and sd.pv_index > 0):
+        bound = BOUND_LOWER if best_score >= beta else (BOUND_EXACT if pv_node and best_move != MOVE_NONE else BOUND_UPPER)
+        tt_store(&sd.tt, tte, p.st.key, score_to_tt(best_score, ply), static_eval if static_eval != VALUE_NONE else VALUE_NONE,
+                 bound, depth, best_move)
+    return best_score
