@@ -67,6 +67,8 @@ def test_go_negative_clock_is_accepted_and_huge_numbers_are_clamped():
     (["searchmoves", "e2e9"], "not a move"),
     (["searchmoves", "0000"], "not a move"),
     (["perft", "0"], "at least 1"),
+    (["perft", "21"], "at most 20"),
+    (["perft", "9" * 40], "at most 20"),
 ])
 def test_go_errors_name_the_reason(tokens, reason):
     with pytest.raises(ValueError, match=reason):

@@ -348,9 +348,15 @@ class Session:
             job.ponderhit_at = time.monotonic()
             running = job.running
             limits = job.ponder_limits
+            # Pondering already spent the soft limit on this very position: answer now.
+            done_thinking = limits is not None and not job.infinite and job.elapsed_ms() >= limits[0]
+            if done_thinking:
+                job.stop_requested = True
         if not job.infinite:
             job.released.set()
-        if running and limits is not None:
+        if running and done_thinking:
+            self._searcher.stop()
+        elif running and limits is not None:
             self._searcher.set_time_limits(*limits)
         if self.debug and limits is not None:
             self.out.info(f"ponderhit: soft {limits[0]} ms, hard {limits[1]} ms")
@@ -386,15 +392,22 @@ class Session:
             self.out.line(row)
 
     def cmd_eval(self, args: List[str], line: str) -> None:
-        try:
-            from ext._core import evaluate_board, evaluation_terms
-        except ImportError:
-            self.out.info("eval: this build has no evaluation yet")
-            return
+        from ext._core import evaluation_terms
         board = self.board
-        for name, value in evaluation_terms(board).items():
-            self.out.line(f"{name}: {value}")
-        self.out.line(f"Final evaluation: {evaluate_board(board)} cp (side to move)")
+        report = evaluation_terms(board)
+        self.out.line("")
+        self.out.line("         Term |     MG     EG   (white - black, before tapering)")
+        self.out.line(" -------------+--------------")
+        for name, (middlegame, endgame) in report.get("terms", {}).items():
+            self.out.line(f" {name:>12} | {middlegame:6d} {endgame:6d}")
+        self.out.line("")
+        self.out.line(f"Phase: {report.get('phase')} (24 = all pieces on the board)")
+        self.out.line(f"Tempo: {report.get('tempo')} cp")
+        self.out.line(f"Tapered, white's view: {report.get('white_score')} cp")
+        if board.is_check():
+            self.out.line("Final evaluation: none (in check)")
+        else:
+            self.out.line(f"Final evaluation: {report.get('score')} cp (side to move)")
 
     # -- jobs --------------------------------------------------------------------------
 

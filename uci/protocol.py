@@ -37,7 +37,7 @@ _GO_INTEGERS = {
     "nodes": (1, MAX_NODES),
     "mate": (1, MAX_DEPTH),
     "movetime": (0, MAX_TIME_MS),
-    "perft": (1, MAX_PERFT_DEPTH),
+    "perft": (1, None),                # checked against MAX_PERFT_DEPTH: a perft is not stoppable
 }
 _GO_FLAGS = ("ponder", "infinite")
 _GO_KEYWORDS = frozenset(_GO_INTEGERS) | frozenset(_GO_FLAGS) | {"searchmoves"}
@@ -135,6 +135,8 @@ def parse_go(tokens: Sequence[str]) -> GoCommand:
             minimum, maximum = _GO_INTEGERS[key]
             setattr(go, key, parse_int(tokens[i], f"go {key}", minimum, maximum))
             i += 1
+    if go.perft is not None and go.perft > MAX_PERFT_DEPTH:
+        raise ValueError(f"go perft depth must be at most {MAX_PERFT_DEPTH}, not {go.perft}")
     if go.movestogo == 0:
         go.movestogo = None
     return go
@@ -194,7 +196,7 @@ def parse_setoption(line: str) -> Tuple[str, Optional[str]]:
     if match is None:
         raise ValueError("expected 'setoption name <name> [value <value>]'")
     name = " ".join(match.group("name").split())
-    if not name or name.lower() == "value":
+    if not name or name.split()[0].lower() == "value":
         raise ValueError("setoption: missing option name")
     value = match.group("value")
     if value is None and re.search(r"\svalue\s*$", line, re.IGNORECASE):
