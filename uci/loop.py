@@ -101,6 +101,7 @@ class Job:
         if not hold:
             self.released.set()
         self.started_at = time.monotonic()
+        self.cpu_started_at = time.process_time()
         self.running = False              # the searcher has been entered
         self.finished = False             # the result (bestmove) is being or has been printed
         self.stop_requested = False
@@ -108,6 +109,7 @@ class Job:
         self.infinite = False
         self.ponder_limits = None         # (soft, hard) to apply at ponderhit
         self.ponderhit_at: Optional[float] = None
+        self.cpu_at_ponderhit = 0.0
         self.thread: Optional[threading.Thread] = None
 
     def elapsed_ms(self) -> int:
@@ -346,20 +348,21 @@ class Session:
                 return
             job.pondering = False
             job.ponderhit_at = time.monotonic()
+            job.cpu_at_ponderhit = time.process_time()
             running = job.running
             limits = job.ponder_limits
             # Pondering already spent the soft limit on this very position: answer now.
             done_thinking = limits is not None and not job.infinite and job.elapsed_ms() >= limits[0]
             if done_thinking:
                 job.stop_requested = True
+        if self.debug:      # before the release, so it cannot come after the bestmove
+            self.out.info(f"ponderhit after {job.elapsed_ms()} ms of pondering: limits {limits}")
         if not job.infinite:
             job.released.set()
         if running and done_thinking:
             self._searcher.stop()
         elif running and limits is not None:
             self._searcher.set_time_limits(*limits)
-        if self.debug and limits is not None:
-            self.out.info(f"ponderhit: soft {limits[0]} ms, hard {limits[1]} ms")
 
     def cmd_quit(self, args: List[str], line: str) -> bool:
         return False
@@ -502,6 +505,12 @@ class Session:
         job.released.wait()
         with job.lock:
             job.finished = True
+        if self.debug:      # the time our clock ran: from go, or from ponderhit
+            since, cpu_since, event = job.started_at, job.cpu_started_at, "go"
+            if job.ponderhit_at is not None:
+                since, cpu_since, event = job.ponderhit_at, job.cpu_at_ponderhit, "ponderhit"
+            self.out.info(f"answered {int((time.monotonic() - since) * 1000)} ms after {event} "
+                          f"(cpu {int((time.process_time() - cpu_since) * 1000)} ms)")
         self.out.line(format_bestmove(best, ponder))
 
     def _checked_answer(self, board, root: List[str], best, ponder):
