@@ -19,10 +19,11 @@ __all__ = ["clock_limits", "movetime_limits", "DEFAULT_HORIZON", "MAX_HORIZON"]
 DEFAULT_HORIZON = 40
 MAX_HORIZON = 50
 # The soft limit is this share of the even split: the last iteration, begun before the soft
-# limit, usually runs past it.
-SOFT_SHARE = 0.75
-# The hard limit allows this many soft limits when the search is unsettled...
-HARD_RATIO = 4.0
+# limit, usually runs past it, so a move takes between one and HARD_RATIO soft limits.
+SOFT_SHARE = 0.6
+# The hard limit allows this many soft limits when the search is unsettled (so that even a
+# game in which every move runs into the hard limit keeps about 1% of a 40-move control)...
+HARD_RATIO = 2.5
 # ...but never more than this share of what is left on the clock.
 HARD_SHARE = 0.8
 # With a single legal move there is nothing to think about: answer at once.

@@ -476,42 +476,49 @@ class Session:
         self.start_job(job, lambda: self._search(job, searcher, board, legal, root, kwargs, limits))
 
     def _search(self, job: Job, searcher, board, legal, root, kwargs, limits) -> None:
-        """Worker: search, check the answer, wait for release if holding, print bestmove."""
-        best = ponder = None
-        if not legal:
-            self.out.line(f"info depth 0 score {'mate 0' if board.is_check() else 'cp 0'}")
-        elif searcher is not None:
+        """Worker: search, check the answer, wait for release if holding, print bestmove.
+        The bestmove is printed whatever happens: a GUI waits for it."""
+        best, ponder = (root[0] if root else None), None
+        try:
+            if not legal:
+                self.out.line(f"info depth 0 score {'mate 0' if board.is_check() else 'cp 0'}")
+            elif searcher is not None:
+                best, ponder = self._run_searcher(job, searcher, board, root, kwargs, limits)
+        finally:
+            job.released.wait()
             with job.lock:
-                job.running = True
-                stopped = job.stop_requested
-                if job.ponderhit_at is not None and job.ponder_limits is not None:
-                    limits = job.ponder_limits
-            if stopped:     # a stop came before the search began: one quick iteration
-                kwargs.update(depth=1, nodes=None, mate=None, infinite=False)
-                limits = None
-            if limits is not None:
-                since = job.ponderhit_at if job.ponderhit_at is not None else job.started_at
-                spent = int((time.monotonic() - since) * 1000)
-                kwargs.update(soft_time=max(1, limits[0] - spent), hard_time=max(1, limits[1] - spent))
-            try:
-                result = searcher.search(board, on_info=lambda info: self._on_info(job, info),
-                                         on_currmove=lambda *a: self._on_currmove(job, *a), **kwargs)
-                best, ponder = result.best_move, result.ponder_move
-            except Exception as exc:
-                traceback.print_exc(file=sys.stderr)
-                self.out.info(f"search failed: {type(exc).__name__}: {exc}")
-        if legal:
-            best, ponder = self._checked_answer(board, root, best, ponder)
-        job.released.wait()
+                job.finished = True
+            if self.debug:      # the time our clock ran: from go, or from ponderhit
+                since, cpu_since, event = job.started_at, job.cpu_started_at, "go"
+                if job.ponderhit_at is not None:
+                    since, cpu_since, event = job.ponderhit_at, job.cpu_at_ponderhit, "ponderhit"
+                self.out.info(f"answered {int((time.monotonic() - since) * 1000)} ms after {event} "
+                              f"(cpu {int((time.process_time() - cpu_since) * 1000)} ms)")
+            self.out.line(format_bestmove(best, ponder))
+
+    def _run_searcher(self, job: Job, searcher, board, root, kwargs, limits):
+        """(best, ponder) from the searcher within the job's limits, checked for legality."""
         with job.lock:
-            job.finished = True
-        if self.debug:      # the time our clock ran: from go, or from ponderhit
-            since, cpu_since, event = job.started_at, job.cpu_started_at, "go"
-            if job.ponderhit_at is not None:
-                since, cpu_since, event = job.ponderhit_at, job.cpu_at_ponderhit, "ponderhit"
-            self.out.info(f"answered {int((time.monotonic() - since) * 1000)} ms after {event} "
-                          f"(cpu {int((time.process_time() - cpu_since) * 1000)} ms)")
-        self.out.line(format_bestmove(best, ponder))
+            job.running = True
+            stopped = job.stop_requested
+            if job.ponderhit_at is not None and job.ponder_limits is not None:
+                limits = job.ponder_limits
+        if stopped:     # a stop came before the search began: one quick iteration
+            kwargs.update(depth=1, nodes=None, mate=None, infinite=False)
+            limits = None
+        if limits is not None:
+            since = job.ponderhit_at if job.ponderhit_at is not None else job.started_at
+            spent = int((time.monotonic() - since) * 1000)
+            kwargs.update(soft_time=max(1, limits[0] - spent), hard_time=max(1, limits[1] - spent))
+        best = ponder = None
+        try:
+            result = searcher.search(board, on_info=lambda info: self._on_info(job, info),
+                                     on_currmove=lambda *a: self._on_currmove(job, *a), **kwargs)
+            best, ponder = result.best_move, result.ponder_move
+        except Exception as exc:
+            traceback.print_exc(file=sys.stderr)
+            self.out.info(f"search failed: {type(exc).__name__}: {exc}")
+        return self._checked_answer(board, root, best, ponder)
 
     def _checked_answer(self, board, root: List[str], best, ponder):
         """The searcher's answer if legal; else the first root move and no ponder move."""
