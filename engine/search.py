@@ -11,9 +11,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence
 
-from ext._core import MATE_BOUND_PY, VALUE_INFINITE_PY, VALUE_MATE_PY, SearchCore
+from ext._core import MATE_BOUND_PY, VALUE_INFINITE_PY, VALUE_MATE_PY, MateSearch, SearchCore
 
 from engine.board import Board
+from engine.puzzles import MateSearchInterrupted, mate_line, shortest_mate
 
 __all__ = ["Searcher", "SearchInfo", "SearchResult", "MAX_DEPTH"]
 
@@ -21,6 +22,8 @@ MAX_DEPTH = 120
 VALUE_MATE = VALUE_MATE_PY
 VALUE_INFINITE = VALUE_INFINITE_PY
 MATE_BOUND = MATE_BOUND_PY
+# `go mate N` first tries an exact proof within this many nodes (a few seconds at most).
+EXACT_MATE_NODE_LIMIT = 30_000_000
 
 
 def score_to_cp_mate(score: int):
@@ -76,6 +79,7 @@ class Searcher:
         self._core = SearchCore(hash_mb)
         self._lock = threading.Lock()
         self._stop_requested = False
+        self._mate_solver: Optional[MateSearch] = None
         self._soft_start = 0.0
         self._soft_ms: Optional[float] = None
 
@@ -100,6 +104,8 @@ class Searcher:
         """Make a running search return at once with its best move.  Thread-safe."""
         self._stop_requested = True
         self._core.stop()
+        if self._mate_solver is not None:
+            self._mate_solver.stop()
 
     def set_time_limits(self, soft_ms: Optional[float], hard_ms: Optional[float]) -> None:
         """(Re)set the time limits, measured from now (after ponderhit).  Thread-safe."""
@@ -120,6 +126,7 @@ class Searcher:
         :raises ValueError: on a searchmoves entry that is not a legal move.
         """
         core = self._core
+        self._stop_requested = False
         allowed = None
         if searchmoves:
             allowed = {board.parse_uci(m) for m in searchmoves}
@@ -128,8 +135,17 @@ class Searcher:
             return SearchResult(None, None, 0 if not board.is_check() else None,
                                 -0 if board.is_check() else None)
         multipv = max(1, min(multipv, core.root_count))
+        if mate is not None and mate >= 1 and not infinite and multipv == 1 and not searchmoves:
+            proven = self._exact_mate(board, mate, on_info)
+            if proven is not None:
+                return proven
+            if self._stop_requested:
+                # stopped during the proof: a normal one-ply answer still gives a legal move
+                depth = 1
+            elif depth is None and nodes is None and soft_time is None and hard_time is None:
+                # no mate within n (or no proof in time): an ordinary search of matching depth
+                depth = 2 * mate + 4
         max_depth = MAX_DEPTH if depth is None or infinite else max(1, min(depth, MAX_DEPTH))
-        self._stop_requested = False
         self._soft_start = time.monotonic()
         self._soft_ms = soft_time
         core.start(nodes or 0, hard_time)
@@ -142,17 +158,20 @@ class Searcher:
         completed_depth = 0
         for iteration in range(1, max_depth + 1):
             lines: List[SearchInfo] = []
+            finished = 0
             for pv_index in range(multipv):
                 score = self._aspiration(iteration, scores[pv_index], pv_index, board, on_info)
                 if core.stopped:
                     break
                 scores[pv_index] = score
                 core.sort_root(pv_index)
+                finished += 1
             if core.stopped and iteration > 1:
                 break
-            core.sort_root(0)
             completed_depth = iteration
-            lines = [self._info(board, i, iteration, None) for i in range(multipv)]
+            # Stopped inside the first iteration: report the lines that were finished (at least
+            # one, whose move is legal whatever happened).
+            lines = [self._info(board, i, iteration, None) for i in range(max(finished, 1))]
             completed = lines
             if on_info is not None:
                 for info in lines:
@@ -183,6 +202,31 @@ class Searcher:
         ponder = pv[1] if len(pv) > 1 else self._ponder_from_table(board, pv[0])
         return SearchResult(pv[0], ponder, best.score_cp, best.score_mate, pv,
                             completed_depth, core.nodes, completed, best.score)
+
+    def _exact_mate(self, board: Board, n: int, on_info) -> Optional[SearchResult]:
+        """Prove the shortest mate within n moves; None when there is none or no proof came."""
+        if self._mate_solver is None:
+            self._mate_solver = MateSearch()
+        solver = self._mate_solver
+        start = time.monotonic()
+        try:
+            found = shortest_mate(board, n, solver, node_limit=EXACT_MATE_NODE_LIMIT)
+            if found is None:
+                return None
+            move, k = found
+            codes = mate_line(board, move, k, solver)
+        except MateSearchInterrupted:
+            return None
+        pv = self._pv_text(board, codes)
+        elapsed = max(1, int((time.monotonic() - start) * 1000))
+        info = SearchInfo(depth=2 * k - 1, seldepth=2 * k - 1, multipv=1, score_cp=None, score_mate=k,
+                          bound=None, nodes=solver.nodes, nps=solver.nodes * 1000 // elapsed,
+                          time_ms=elapsed, hashfull=self._core.hashfull(), pv=pv,
+                          score=VALUE_MATE - (2 * k - 1))
+        if on_info is not None:
+            on_info(info)
+        return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, None, k, pv, 2 * k - 1,
+                            solver.nodes, [info], info.score)
 
     def _aspiration(self, depth: int, previous: int, pv_index: int, board: Board,
                     on_info) -> int:

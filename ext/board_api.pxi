@@ -87,13 +87,14 @@ cdef class CoreBoard:
         if side not in ("w", "b"):
             raise ValueError(f"FEN side to move must be 'w' or 'b', not {side!r}")
 
-        # Clocks
+        # Clocks (lengths first: int() of thousands of digits fails with a message of its own)
         if not halfmove.isdigit() or not halfmove.isascii():
             raise ValueError(f"FEN halfmove clock must be a non-negative integer, not {halfmove!r}")
-        if not fullmove.isdigit() or not fullmove.isascii() or int(fullmove) < 1:
-            raise ValueError(f"FEN fullmove number must be a positive integer, not {fullmove!r}")
-        if int(halfmove) > MAX_CLOCK or int(fullmove) > MAX_CLOCK:
-            raise ValueError("FEN clock values are too large")
+        if not fullmove.isdigit() or not fullmove.isascii():
+            raise ValueError(f"FEN fullmove number must be a non-negative integer, not {fullmove!r}")
+        if (len(halfmove.lstrip("0")) > 7 or len(fullmove.lstrip("0")) > 7
+                or int(halfmove) > MAX_CLOCK or int(fullmove) > MAX_CLOCK):
+            raise ValueError(f"FEN clock values are too large (at most {MAX_CLOCK})")
 
         # Build the position
         memset(p.by_type, 0, sizeof(p.by_type))
@@ -114,7 +115,8 @@ cdef class CoreBoard:
         p.side = WHITE if side == "w" else BLACK
         p.chess960 = chess960
         p.st.rule50 = int(halfmove)
-        p.game_ply = 2 * (int(fullmove) - 1) + p.side
+        # Many EPD collections write fullmove 0; like python-chess, read it as 1.
+        p.game_ply = 2 * (max(int(fullmove), 1) - 1) + p.side
 
         if is_attacked(p, king_square(p, p.side ^ 1), p.side, p.by_type[ALL_PIECES]):
             raise ValueError("FEN is illegal: the side not to move is in check")
@@ -155,7 +157,10 @@ cdef class CoreBoard:
 
         # En passant: a pawn must have just made the double step.
         if ep_text != "-":
-            ep = parse_square(ep_text)
+            try:
+                ep = parse_square(ep_text)
+            except ValueError:
+                raise ValueError(f"FEN en-passant field must be a square like e3 or '-', not {ep_text!r}") from None
             if rank_of(ep) != (5 if p.side == WHITE else 2):
                 raise ValueError(f"FEN en-passant square {ep_text} is not on the {'6th' if p.side == WHITE else '3rd'} rank")
             capsq = ep - 8 if p.side == WHITE else ep + 8
@@ -277,6 +282,9 @@ cdef class CoreBoard:
         raise ValueError(f"illegal move {text} in position {self.fen()}")
 
     def push_code(self, int m):
+        """Play a move given by its code.  :raises ValueError: if it is not legal here."""
+        if not 0 <= m <= 0xFFFF or not is_legal_move(&self.pos, <Move>m):
+            raise ValueError(f"move code {m} is not a legal move in {self.fen()}")
         ensure_capacity(&self.pos, MAX_PLY + 8)
         make_move(&self.pos, <Move>m)
 

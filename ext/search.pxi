@@ -68,6 +68,9 @@ ctypedef struct SearchData:
     int capture_history[16][64][7]    # moved piece, to, captured type
     Move killers[MAX_PLY + 4][2]
     Move countermoves[16][64]         # reply to (piece, to) of the previous move
+    int continuation[16][64][16][64]  # history of (piece, to) following an earlier (piece, to)
+    int continuation_none[16 * 64]    # stands in for a null move or the root (kept at zero)
+    int* cont_stack[MAX_PLY + 4]      # continuation table of the move made at each ply
     int static_eval[MAX_PLY + 4]
     Move pv[MAX_PLY + 2][MAX_PLY + 2]
     int pv_length[MAX_PLY + 2]
@@ -184,8 +187,42 @@ cdef inline bint is_draw(Position* p) noexcept nogil:
         return p.st.checkers == 0 or generate_moves(p, GEN_ALL, moves) > 0
     return has_repeated(p) or insufficient_material(p)
 
-cdef inline bint non_pawn_material(Position* p, int color) noexcept nogil:
+cdef inline bint has_non_pawn_material(Position* p, int color) noexcept nogil:
     return (p.by_color[color] & ~(p.by_type[PAWN] | p.by_type[KING])) != 0
+
+# ---------------------------------------------------------------------------------------------
+# Checks a move would give, known before making it (pruning spares checking moves).
+
+ctypedef struct CheckInfo:
+    Bitboard check_squares[7]   # squares from which each piece type would attack the king
+    Bitboard discoverers        # our pieces whose departure uncovers one of our sliders
+    int king                    # the enemy king
+
+cdef inline void init_check_info(Position* p, CheckInfo* ci) noexcept nogil:
+    cdef int them = p.side ^ 1
+    cdef int ksq = king_square(p, them)
+    cdef Bitboard occ = p.by_type[ALL_PIECES]
+    ci.king = ksq
+    ci.check_squares[PAWN] = PAWN_ATTACKS[them][ksq]
+    ci.check_squares[KNIGHT] = KNIGHT_ATTACKS[ksq]
+    ci.check_squares[BISHOP] = bishop_attacks(ksq, occ)
+    ci.check_squares[ROOK] = rook_attacks(ksq, occ)
+    ci.check_squares[QUEEN] = ci.check_squares[BISHOP] | ci.check_squares[ROOK]
+    ci.check_squares[KING] = 0
+    ci.discoverers = slider_blockers(p, ksq, them) & p.by_color[p.side]
+
+cdef inline bint move_gives_check(Position* p, CheckInfo* ci, Move m) noexcept nogil:
+    cdef int frm = move_from(m), to = move_to(m)
+    cdef bint result
+    if move_kind(m) == NORMAL:
+        if ci.check_squares[p.board[frm] & 7] & square_bb(to):
+            return True
+        return (ci.discoverers & square_bb(frm)) != 0 and not (LINE_BB[frm][ci.king] & square_bb(to))
+    # promotions, en passant and castling are rare: play the move and look
+    make_move(p, m)
+    result = p.st.checkers != 0
+    unmake_move(p, m)
+    return result
 
 # ---------------------------------------------------------------------------------------------
 # Limits
@@ -227,10 +264,18 @@ cdef inline int captured_type(Position* p, Move m) noexcept nogil:
         return NO_PIECE_TYPE
     return p.board[move_to(m)] & 7
 
+# The continuation table of the move made `back` plies before this node (zeros if none).
+cdef inline int* previous_continuation(SearchData* sd, int ply, int back) noexcept nogil:
+    if ply >= back:
+        return sd.cont_stack[ply - back]
+    return sd.continuation_none
+
 cdef void score_moves(SearchData* sd, Move* moves, int* scores, int n, Move tt_move, int ply) noexcept nogil:
     cdef Position* p = &sd.pos
     cdef int i, victim, piece, score, us = p.side
     cdef Move m, counter = MOVE_NONE, prev = p.st.move
+    cdef int* cont1 = previous_continuation(sd, ply, 1)
+    cdef int* cont2 = previous_continuation(sd, ply, 2)
     if prev != MOVE_NONE and prev != MOVE_NULL:
         counter = sd.countermoves[p.board[move_to(prev)]][move_to(prev)]
     for i in range(n):
@@ -256,7 +301,8 @@ cdef void score_moves(SearchData* sd, Move* moves, int* scores, int n, Move tt_m
         elif m == counter:
             scores[i] = SCORE_COUNTER
         else:
-            scores[i] = sd.history[us][move_from(m)][move_to(m)]
+            piece = p.board[move_from(m)] * 64 + move_to(m)
+            scores[i] = sd.history[us][move_from(m)][move_to(m)] + cont1[piece] + cont2[piece]
 
 # Bring the best remaining move to index i (selection sort, one step per move tried).
 cdef inline Move pick_move(Move* moves, int* scores, int n, int i) noexcept nogil:
@@ -278,6 +324,14 @@ cdef inline void update_history_entry(int* entry, int bonus) noexcept nogil:
     cdef int magnitude = bonus if bonus >= 0 else -bonus
     entry[0] += bonus - entry[0] * magnitude // HISTORY_MAX
 
+cdef inline void update_continuation(SearchData* sd, int ply, int index, int bonus) noexcept nogil:
+    cdef int* table
+    cdef int back
+    for back in range(1, 3):
+        table = previous_continuation(sd, ply, back)
+        if table != sd.continuation_none:
+            update_history_entry(&table[index], bonus)
+
 cdef void update_quiet_stats(SearchData* sd, Move best, Move* quiets, int quiet_count,
                              int depth, int ply) noexcept nogil:
     cdef Position* p = &sd.pos
@@ -290,9 +344,11 @@ cdef void update_quiet_stats(SearchData* sd, Move best, Move* quiets, int quiet_
     if prev != MOVE_NONE and prev != MOVE_NULL:
         sd.countermoves[p.board[move_to(prev)]][move_to(prev)] = best
     update_history_entry(&sd.history[us][move_from(best)][move_to(best)], bonus)
+    update_continuation(sd, ply, p.board[move_from(best)] * 64 + move_to(best), bonus)
     for i in range(quiet_count):
         if quiets[i] != best:
             update_history_entry(&sd.history[us][move_from(quiets[i])][move_to(quiets[i])], -bonus)
+            update_continuation(sd, ply, p.board[move_from(quiets[i])] * 64 + move_to(quiets[i]), -bonus)
 
 cdef void update_capture_stats(SearchData* sd, Move best, Move* captures, int capture_count,
                                int depth) noexcept nogil:
@@ -314,10 +370,23 @@ cdef inline void update_pv(SearchData* sd, int ply, Move m) noexcept nogil:
         sd.pv[ply][i] = sd.pv[ply + 1][i]
     sd.pv_length[ply] = sd.pv_length[ply + 1] if sd.pv_length[ply + 1] > ply + 1 else ply + 1
 
+# Append the quiet moves that give check and do not lose material, scored below every capture.
+cdef int add_quiet_checks(Position* p, Move* moves, int* scores, int n) noexcept nogil:
+    cdef Move quiets[MAX_MOVES]
+    cdef int q = generate_moves(p, GEN_QUIET, quiets), i
+    cdef CheckInfo ci
+    init_check_info(p, &ci)
+    for i in range(q):
+        if move_gives_check(p, &ci, quiets[i]) and see_ge(p, quiets[i], 0):
+            moves[n] = quiets[i]
+            scores[n] = SCORE_BAD_NOISY - 1
+            n += 1
+    return n
+
 # ---------------------------------------------------------------------------------------------
 # Quiescence: captures and promotions until the position is quiet; all evasions in check.
 
-cdef int qsearch(SearchData* sd, int alpha, int beta, int ply) noexcept nogil:
+cdef int qsearch(SearchData* sd, int alpha, int beta, int ply, int qdepth) noexcept nogil:
     cdef Position* p = &sd.pos
     cdef bint pv_node = beta - alpha > 1
     cdef bint in_check = p.st.checkers != 0
@@ -345,7 +414,7 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply) noexcept nogil:
         tt_move = tte.move
         tt_score = score_from_tt(tte.score, ply, p.st.rule50)
         bound = tte.gen_bound & 3
-        if (not pv_node and tt_score != VALUE_NONE
+        if (not pv_node and tt_score != VALUE_NONE and tte.depth8 - DEPTH_OFFSET >= (0 if qdepth == 0 else -1)
                 and ((bound == BOUND_LOWER and tt_score >= beta) or (bound == BOUND_UPPER and tt_score <= alpha)
                      or bound == BOUND_EXACT)):
             return tt_score
@@ -371,20 +440,26 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply) noexcept nogil:
         n = generate_moves(p, GEN_NOISY, moves)
 
     score_moves(sd, moves, scores, n, tt_move, ply)
+    if not in_check and qdepth == 0:
+        # At the first quiescence ply quiet checks are searched too, after the captures, so
+        # that a mate threat behind a null move or a reduction is not overlooked.
+        n = add_quiet_checks(p, moves, scores, n)
     for i in range(n):
         m = pick_move(moves, scores, n, i)
         if not in_check:
             if move_kind(m) == PROMOTION and promotion_type(m) != QUEEN:
                 continue
             # delta pruning: even winning the piece cannot bring the score near alpha
-            if (move_kind(m) != PROMOTION and stand_pat + SEE_VALUE[captured_type(p, m)] + 200 <= alpha):
+            if (move_kind(m) != PROMOTION and is_noisy(p, m)
+                    and stand_pat + SEE_VALUE[captured_type(p, m)] + 200 <= alpha):
                 continue
-            if scores[i] < 0:
+            if scores[i] < 0 and scores[i] != SCORE_BAD_NOISY - 1:
                 continue   # losing captures (negative SEE) are not worth a look here
         elif best_score > VALUE_MATED_IN_MAX_PLY and not is_noisy(p, m) and i >= 2 and scores[i] < 0:
             continue   # in check: after two evasions, quiet ones with poor history are skipped
+        sd.cont_stack[ply] = &sd.continuation[p.board[move_from(m)]][move_to(m)][0][0]
         make_move(p, m)
-        score = -qsearch(sd, -beta, -alpha, ply + 1)
+        score = -qsearch(sd, -beta, -alpha, ply + 1, qdepth + 1)
         unmake_move(p, m)
         if load_int(&sd.stop):
             return 0
@@ -402,7 +477,7 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply) noexcept nogil:
         return mated_in(ply)
     bound = BOUND_LOWER if best_score >= beta else (BOUND_EXACT if pv_node and best_move != MOVE_NONE else BOUND_UPPER)
     tt_store(&sd.tt, tte, p.st.key, score_to_tt(best_score, ply),
-             stand_pat if stand_pat != VALUE_NONE else VALUE_NONE, bound, 0, best_move)
+             stand_pat if stand_pat != VALUE_NONE else VALUE_NONE, bound, 0 if qdepth == 0 else -1, best_move)
     return best_score
 
 # ---------------------------------------------------------------------------------------------
@@ -423,11 +498,12 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     cdef Move m, tt_move = MOVE_NONE, best_move = MOVE_NONE
     cdef TTEntry* tte
     cdef RootMove* rm
+    cdef CheckInfo ci
     cdef int old_alpha = alpha
 
     # Step 1. Quiescence at the horizon
     if depth <= 0:
-        return qsearch(sd, alpha, beta, ply)
+        return qsearch(sd, alpha, beta, ply, 0)
 
     # Step 2. Node bookkeeping, limits, draws, mate distance pruning
     sd.pv_length[ply] = ply
@@ -497,15 +573,16 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
             return eval
 
         # Step 6. Razoring: hopeless at depth 1-2 unless a capture saves it
-        if depth <= 2 and eval + 250 * depth <= alpha:
-            score = qsearch(sd, alpha, alpha + 1, ply)
+        if depth <= 2 and eval + 200 + 250 * depth * depth <= alpha:
+            score = qsearch(sd, alpha, alpha + 1, ply, 0)
             if score <= alpha:
                 return score
 
         # Step 7. Null-move pruning, not in pawn endings (zugzwang) nor twice in a row
         if (depth >= 3 and eval >= beta and static_eval >= beta and p.st.move != MOVE_NULL
-                and non_pawn_material(p, p.side) and beta > VALUE_MATED_IN_MAX_PLY):
+                and has_non_pawn_material(p, p.side) and beta > VALUE_MATED_IN_MAX_PLY):
             null_r = 3 + depth // 3 + (3 if (eval - beta) // 200 > 3 else (eval - beta) // 200)
+            sd.cont_stack[ply] = sd.continuation_none
             make_null_move(p)
             sd.static_eval[ply + 1] = VALUE_NONE
             score = -search(sd, -beta, -beta + 1, depth - null_r, ply + 1, not cut_node)
@@ -540,35 +617,38 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
         score_moves(sd, moves, scores, n, tt_move, ply)
 
     best_score = -VALUE_INFINITE
+    init_check_info(p, &ci)
     for i in range(n):
         m = pick_move(moves, scores, n, i)
         noisy = is_noisy(p, m)
         quiet = not noisy
-        if quiet and skip_quiets and m != tt_move:
+        gives_check = move_gives_check(p, &ci, m)
+        if quiet and skip_quiets and not gives_check and m != tt_move:
             continue
         move_count += 1
 
         r = LMR_TABLE[depth if depth < 64 else 63][move_count if move_count < 64 else 63]
 
         # Step 10. Shallow-depth pruning of moves that cannot raise alpha
-        if not root and best_score > VALUE_MATED_IN_MAX_PLY and non_pawn_material(p, p.side):
-            if quiet:
-                if move_count >= (3 + depth * depth) // (2 - improving):
-                    skip_quiets = True
+        if not root and best_score > VALUE_MATED_IN_MAX_PLY and has_non_pawn_material(p, p.side):
+            if move_count >= (3 + depth * depth) // (2 - improving):
+                skip_quiets = True   # late quiet moves are not searched, except checks
+                if quiet and not gives_check:
                     continue
+            if quiet and not gives_check:
                 lmr_depth = depth - 1 - r
                 if lmr_depth < 0:
                     lmr_depth = 0
+                # futility: a quiet move cannot lift a static evaluation this far below alpha
                 if not in_check and lmr_depth <= 8 and static_eval + 90 + 90 * lmr_depth <= alpha:
-                    skip_quiets = True
                     continue
                 if lmr_depth <= 8 and not see_ge(p, m, -25 * lmr_depth * lmr_depth):
                     continue
             elif depth <= 8 and scores[i] < SCORE_GOOD_NOISY and not see_ge(p, m, -90 * depth):
                 continue
 
+        sd.cont_stack[ply] = &sd.continuation[p.board[move_from(m)]][move_to(m)][0][0]
         make_move(p, m)
-        gives_check = p.st.checkers != 0
 
         # Step 11. Check extension (bounded so that checks cannot run away)
         extension = 1 if gives_check and ply < 2 * sd.root_depth else 0
@@ -583,7 +663,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                 if scores[i] >= SCORE_COUNTER:
                     r -= 1
                 else:
-                    r -= scores[i] // 6000
+                    r -= scores[i] // 12000
             else:
                 r = r // 2
             if in_check or gives_check:

@@ -1,7 +1,6 @@
 # SearchCore: the Python handle on one search (its table, histories and root moves).  Called
 # by engine/search.py once per iteration; every call that searches releases the GIL.
 
-from libc.stdlib cimport calloc
 
 cdef class SearchCore:
     cdef SearchData* sd
@@ -31,6 +30,7 @@ cdef class SearchCore:
         memset(self.sd.capture_history, 0, sizeof(self.sd.capture_history))
         memset(self.sd.killers, 0, sizeof(self.sd.killers))
         memset(self.sd.countermoves, 0, sizeof(self.sd.countermoves))
+        memset(self.sd.continuation, 0, sizeof(self.sd.continuation))
 
     def hashfull(self):
         return tt_hashfull(&self.sd.tt)
