@@ -392,25 +392,35 @@ class Session:
                  f"Key: {board.zobrist_key():016X}",
                  f"Checkers: {' '.join(board.checkers())}"]
         for row in rows:
-            self.out.line(row)
+            self.out.line(row.rstrip())
 
     def cmd_eval(self, args: List[str], line: str) -> None:
         from ext._core import evaluation_terms
         board = self.board
         report = evaluation_terms(board)
-        self.out.line("")
-        self.out.line("         Term |     MG     EG   (white - black, before tapering)")
-        self.out.line(" -------------+--------------")
-        for name, (middlegame, endgame) in report.get("terms", {}).items():
-            self.out.line(f" {name:>12} | {middlegame:6d} {endgame:6d}")
-        self.out.line("")
-        self.out.line(f"Phase: {report.get('phase')} (24 = all pieces on the board)")
-        self.out.line(f"Tempo: {report.get('tempo')} cp")
-        self.out.line(f"Tapered, white's view: {report.get('white_score')} cp")
+        rule = " -------------+-------------+-------------+-------------"
+        rows = ["", "         Term |    White    |    Black    |    Total",
+                "              |   MG    EG  |   MG    EG  |   MG    EG", rule]
+        for name, term in report.get("terms", {}).items():
+            if not isinstance(term, dict):          # a term given only as its (mg, eg) total
+                term = {"total": term}
+            cells = []
+            for side in ("white", "black", "total"):
+                mg_eg = term.get(side)
+                cells.append(f"{mg_eg[0]:5d} {mg_eg[1]:5d} " if mg_eg else " " * 12)
+            rows.append(f" {name:>12} | {cells[0]}| {cells[1]}| {cells[2]}")
+        rows += [rule, "",
+                 f"Phase: {report.get('phase')}/24, endgame scale {report.get('scale', 64)}/64",
+                 f"Tempo: {report.get('tempo')} cp",
+                 f"Tapered, white's view: {report.get('white_score')} cp"]
+        if report.get("insufficient_material"):
+            rows.append("Insufficient material: the evaluation is 0")
         if board.is_check():
-            self.out.line("Final evaluation: none (in check)")
+            rows.append("Final evaluation: none (in check)")
         else:
-            self.out.line(f"Final evaluation: {report.get('score')} cp (side to move)")
+            rows.append(f"Final evaluation: {report.get('score')} cp (side to move)")
+        for row in rows:
+            self.out.line(row.rstrip())
 
     # -- jobs --------------------------------------------------------------------------
 
@@ -512,8 +522,13 @@ class Session:
             kwargs.update(soft_time=max(1, limits[0] - spent), hard_time=max(1, limits[1] - spent))
         best = ponder = None
         try:
-            result = searcher.search(board, on_info=lambda info: self._on_info(job, info),
-                                     on_currmove=lambda *a: self._on_currmove(job, *a), **kwargs)
+            play = self.options.play_function()
+            callbacks = dict(on_info=lambda info: self._on_info(job, info),
+                             on_currmove=lambda *a: self._on_currmove(job, *a))
+            if play is None:
+                result = searcher.search(board, **callbacks, **kwargs)
+            else:
+                result = play(searcher, board, **callbacks, **kwargs)
             best, ponder = result.best_move, result.ponder_move
         except Exception as exc:
             traceback.print_exc(file=sys.stderr)

@@ -8,6 +8,12 @@ To add an option, append an `Option` to `standard_options()` (or `OptionTable.ad
   then stays as it was.
 * `while_searching=False` when setting the option would touch the running search (Hash,
   Clear Hash): the loop then waits for a search that is already stopping, or refuses.
+* `play(table, value)` may return a *play function* that replaces `Searcher.search` for the
+  next `go`: `play_fn(searcher, board, **search_kwargs) -> SearchResult`, called with the same
+  keywords (limits, multipv, searchmoves, on_info, on_currmove).  This is how a playing level
+  plugs in, for example
+  `Option("UCI_LimitStrength", "check", False, play=lambda table, on: weakened(table) if on else None)`.
+  The first option (in table order) that returns one wins; None means the normal search.
 
 Values are parsed here (check/spin/combo/button/string, as the UCI specification defines
 them); names match case-insensitively and with runs of spaces collapsed.
@@ -41,6 +47,7 @@ class Option:
     search_arg: Optional[str] = None
     on_change: Optional[Callable[[Any, Any], None]] = None
     while_searching: bool = True
+    play: Optional[Callable[["OptionTable", Any], Optional[Callable]]] = None
     doc: str = ""
 
     def __post_init__(self) -> None:
@@ -125,6 +132,15 @@ class OptionTable:
 
     def declarations(self) -> List[str]:
         return [option.declaration() for option in self._options.values()]
+
+    def play_function(self) -> Optional[Callable]:
+        """The play function an option asks for (see the module docstring), or None."""
+        for option in self._options.values():
+            if option.play is not None:
+                play = option.play(self, self[option.name])
+                if play is not None:
+                    return play
+        return None
 
     def search_args(self) -> Dict[str, Any]:
         """Keyword arguments for `Searcher.search` from the options that declare one."""
