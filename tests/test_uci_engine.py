@@ -264,8 +264,8 @@ def test_stop_answers_with_one_bestmove_promptly(engine):
     time.sleep(0.5)
     engine.sync()
     start = time.monotonic()
-    lines = engine.bestmove("stop", timeout=2.0)                # a bound against hangs only
-    assert time.monotonic() - start < 2.0
+    lines = engine.bestmove("stop", timeout=5.0)                # a bound against hangs only:
+    assert time.monotonic() - start < 5.0                       # bench/uci_latency.py measures
     assert legal_in(KIWIPETE, bestmove_of(lines))
     engine.send("stop")                                         # a late stop is ignored
     assert engine.sync() == []
