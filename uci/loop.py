@@ -28,7 +28,7 @@ import traceback
 from typing import Callable, List, Optional
 
 from uci import __version__
-from uci.options import MAX_HASH_MB, OptionTable, standard_options
+from uci.options import OptionTable, standard_options
 from uci.protocol import (format_bestmove, format_info, parse_go, parse_int, parse_position,
                           parse_setoption, printable)
 
