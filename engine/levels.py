@@ -109,7 +109,7 @@ def play_weakened(searcher: Searcher, board: Board, level: Level, *,
     if mate is not None:
         return mate
     result = searcher.search(board, nodes=level.nodes, depth=level.depth, multipv=level.candidates,
-                             hard_time=hard_time, on_info=on_info)
+                             hard_time=hard_time, on_info=on_info)   # full strength: no level
     if result.best_move is None or not result.lines:
         return result
     lines = sorted(result.lines, key=lambda info: info.score, reverse=True)

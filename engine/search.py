@@ -6,6 +6,7 @@ module runs the iterations, the aspiration windows and MultiPV lines, decides wh
 """
 from __future__ import annotations
 
+import random
 import threading
 import time
 from dataclasses import dataclass, field
@@ -80,6 +81,7 @@ class Searcher:
         self._lock = threading.Lock()
         self._stop_requested = False
         self._mate_solver: Optional[MateSearch] = None
+        self._rng = random.Random()
         self._soft_start = 0.0
         self._soft_ms: Optional[float] = None
 
@@ -120,11 +122,39 @@ class Searcher:
                hard_time: Optional[float] = None, multipv: int = 1,
                searchmoves: Optional[Sequence[str]] = None, infinite: bool = False,
                on_info: Optional[Callable[[SearchInfo], None]] = None,
-               on_currmove: Optional[Callable[[int, str, int], None]] = None) -> SearchResult:
+               on_currmove: Optional[Callable[[int, str, int], None]] = None,
+               limit_strength: bool = False, elo: int = 1500, skill_level: int = 20) -> SearchResult:
         """Search board (not modified) within the limits; see the module docstring.
+
+        With limit_strength (rating `elo`) or a skill_level below 20, a normal `go` plays at
+        that level (engine.levels); analysis (infinite, mate, MultiPV) stays at full strength.
 
         :raises ValueError: on a searchmoves entry that is not a legal move.
         """
+        level = self._level(limit_strength, elo, skill_level)
+        if level is not None and not infinite and mate is None and multipv == 1 and not searchmoves:
+            from engine.levels import play_weakened
+            self._stop_requested = False
+            return play_weakened(self, board, level, hard_time=hard_time, on_info=on_info,
+                                 solver=self._solver(), rng=self._rng)
+        return self._search(board, depth=depth, nodes=nodes, mate=mate, soft_time=soft_time,
+                            hard_time=hard_time, multipv=multipv, searchmoves=searchmoves,
+                            infinite=infinite, on_info=on_info, on_currmove=on_currmove)
+
+    @staticmethod
+    def _level(limit_strength: bool, elo: int, skill_level: int):
+        if not limit_strength and skill_level >= 20:
+            return None
+        from engine.levels import level_for_elo, level_for_skill
+        return level_for_elo(elo) if limit_strength else level_for_skill(skill_level)
+
+    def _solver(self) -> MateSearch:
+        if self._mate_solver is None:
+            self._mate_solver = MateSearch()
+        return self._mate_solver
+
+    def _search(self, board: Board, *, depth, nodes, mate, soft_time, hard_time, multipv,
+                searchmoves, infinite, on_info, on_currmove) -> SearchResult:
         core = self._core
         self._stop_requested = False
         allowed = None
@@ -209,9 +239,7 @@ class Searcher:
 
     def _exact_mate(self, board: Board, n: int, on_info) -> Optional[SearchResult]:
         """Prove the shortest mate within n moves; None when there is none or no proof came."""
-        if self._mate_solver is None:
-            self._mate_solver = MateSearch()
-        solver = self._mate_solver
+        solver = self._solver()
         start = time.monotonic()
         try:
             found = shortest_mate(board, n, solver, node_limit=EXACT_MATE_NODE_LIMIT)

@@ -92,3 +92,17 @@ def test_weak_moves_are_legal_and_within_the_margin():
         reference.push_uci(result.best_move)
         if reference.is_game_over():
             break
+def test_weak_level_does_not_give_away_a_piece_for_nothing():
+    # Black to move; the knight on f6 is attacked by the pawn on e5 and must not be left there.
+    fen = "rnbqkb1r/pppppppp/5n2/4P3/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2"
+    searcher = Searcher()
+    rng = random.Random(5)
+    level = level_for_elo(NAMED_LEVELS["Beginner"])
+    for _ in range(12):
+        move = play_weakened(searcher, Board(fen), level, rng=rng).best_move
+        after = chess.Board(fen)
+        after.push_uci(move)
+        hanging = [reply for reply in after.legal_moves if after.is_capture(reply)
+                   and after.piece_type_at(reply.to_square) in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
+                   and after.piece_type_at(reply.from_square) == chess.PAWN]
+        assert not hanging, (move, [m.uci() for m in hanging])
