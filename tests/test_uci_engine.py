@@ -47,7 +47,7 @@ def test_uci_handshake_declares_identity_and_options():
     assert lines[1].startswith("id author ")
     names = [line.split(" type ")[0][len("option name "):] for line in lines if line.startswith("option")]
     assert names == ["Hash", "Clear Hash", "Threads", "MultiPV", "Ponder", "Move Overhead",
-                     "UCI_Chess960"]
+                     "UCI_LimitStrength", "UCI_Elo", "Skill Level", "UCI_Chess960"]
 
 
 def test_unknown_commands_and_empty_lines_are_harmless(engine):
@@ -64,8 +64,8 @@ def test_unknown_commands_and_empty_lines_are_harmless(engine):
 
 
 def test_eval_and_bench(engine):
-    lines = engine.ask("eval", "Final evaluation")
-    assert lines[-1].startswith("Final evaluation: ")
+    lines = engine.ask("eval", " Final evaluation")
+    assert "side to move" in lines[-1]
     lines = engine.ask("bench 2", "Nodes/second")
     assert any(line.startswith("Nodes searched  : ") for line in lines)
 
@@ -370,3 +370,19 @@ def test_long_lines_and_bad_bytes(engine):
     board = chess.Board()
     board.push_uci("e2e4")
     assert fen_of(engine) == board.fen()
+
+
+def test_playing_levels_are_reached_through_the_options(engine):
+    fen = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
+    for options in (["UCI_LimitStrength value true", "UCI_Elo value 600"],
+                    ["UCI_LimitStrength value false", "Skill Level value 0"]):
+        for option in options:
+            engine.send(f"setoption name {option}")
+        assert engine.sync() == []
+        engine.send(f"position fen {fen}")
+        best = bestmove_of(engine.bestmove("go wtime 10000 btime 10000"))
+        board = chess.Board(fen)
+        board.push_uci(best)
+        assert board.is_checkmate()          # every level plays a mate in one
+        engine.send("position startpos")
+        assert legal_in(chess.Board(), bestmove_of(engine.bestmove("go wtime 10000 btime 10000")))

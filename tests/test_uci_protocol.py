@@ -157,13 +157,13 @@ def test_option_names_are_case_insensitive_and_values_checked():
 
 def test_a_later_issue_can_add_options_without_touching_the_loop():
     table = OptionTable(standard_options())
-    table.add(Option("UCI_Elo", "spin", 1500, 600, 2400, search_arg="elo"))
+    table.add(Option("Aggression", "spin", 50, 0, 100, search_arg="aggression"))
     table.add(Option("Style", "combo", "Solid", choices=("Solid", "Wild")))
     assert "option name Style type combo default Solid var Solid var Wild" in table.declarations()
     assert table.find("style").parse("wild") == "Wild"
-    assert table.search_args() == {"multipv": 1, "elo": 1500}
-    table.store(table.find("UCI_Elo"), 2000)
-    assert table["uci_elo"] == 2000
+    assert table.search_args()["aggression"] == 50 and table.search_args()["multipv"] == 1
+    table.store(table.find("Aggression"), 70)
+    assert table["aggression"] == 70 and table.search_args()["aggression"] == 70
     with pytest.raises(ValueError):
         table.add(Option("hash", "spin", 1, 1, 2))
     with pytest.raises(ValueError):
@@ -220,6 +220,17 @@ def test_read_lines_caps_length_and_replaces_bad_bytes():
     assert lines[1] is None                         # the overlong line, dropped whole
     assert lines[2] == "\ufffd\ufffdisready\r\n"
     assert lines[3:] == ["y" * 10 + "\n", "quit"]
+
+
+def test_level_options_match_the_levels_the_engine_plays():
+    from engine import levels
+    from engine.search import Searcher
+    import inspect
+    table = OptionTable(standard_options())
+    elo = table.find("UCI_Elo")
+    assert (elo.minimum, elo.maximum) == (levels.MIN_ELO, levels.MAX_ELO)
+    parameters = inspect.signature(Searcher.search).parameters
+    assert all(name in parameters for name in table.search_args())
 
 
 def test_versions_agree():

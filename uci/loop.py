@@ -395,32 +395,9 @@ class Session:
             self.out.line(row.rstrip())
 
     def cmd_eval(self, args: List[str], line: str) -> None:
-        from ext._core import evaluation_terms
-        board = self.board
-        report = evaluation_terms(board)
-        rule = " -------------+-------------+-------------+-------------"
-        rows = ["", "         Term |    White    |    Black    |    Total",
-                "              |   MG    EG  |   MG    EG  |   MG    EG", rule]
-        for name, term in report.get("terms", {}).items():
-            if not isinstance(term, dict):          # a term given only as its (mg, eg) total
-                term = {"total": term}
-            cells = []
-            for side in ("white", "black", "total"):
-                mg_eg = term.get(side)
-                cells.append(f"{mg_eg[0]:5d} {mg_eg[1]:5d} " if mg_eg else " " * 12)
-            rows.append(f" {name:>12} | {cells[0]}| {cells[1]}| {cells[2]}")
-        rows += [rule, "",
-                 f"Phase: {report.get('phase')}/24, endgame scale {report.get('scale', 64)}/64",
-                 f"Tempo: {report.get('tempo')} cp",
-                 f"Tapered, white's view: {report.get('white_score')} cp"]
-        if report.get("insufficient_material"):
-            rows.append("Insufficient material: the evaluation is 0")
-        if board.is_check():
-            rows.append("Final evaluation: none (in check)")
-        else:
-            rows.append(f"Final evaluation: {report.get('score')} cp (side to move)")
-        for row in rows:
-            self.out.line(row.rstrip())
+        from engine.evaluation import eval_table
+        for row in eval_table(self.board).splitlines():
+            self.out.line(row)
 
     # -- jobs --------------------------------------------------------------------------
 

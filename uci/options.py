@@ -150,6 +150,9 @@ class OptionTable:
 # The hash limit: Searcher.resize_hash accepts 1..65536 MB; the loop also refuses a size
 # that does not fit in the machine's memory.
 MAX_HASH_MB = 65536
+# The ratings engine.levels can play (repeated here so that `uci` imports no engine code;
+# tests/test_uci_protocol.py checks that they agree).
+MIN_ELO, MAX_ELO = 600, 2400
 
 
 def standard_options() -> List[Option]:
@@ -169,6 +172,12 @@ def standard_options() -> List[Option]:
                doc="Lets the GUI send `go ponder`; the engine does not change its timing."),
         Option("Move Overhead", "spin", 30, 0, 5000,
                doc="Milliseconds kept back per move for GUI and transmission delays."),
+        Option("UCI_LimitStrength", "check", False, search_arg="limit_strength",
+               doc="Play at the rating UCI_Elo instead of full strength (engine.levels)."),
+        Option("UCI_Elo", "spin", 1500, MIN_ELO, MAX_ELO, search_arg="elo",
+               doc="The rating aimed at when UCI_LimitStrength is on."),
+        Option("Skill Level", "spin", 20, 0, 20, search_arg="skill_level",
+               doc="0 (weakest) to 20 (full strength); ignored when UCI_LimitStrength is on."),
         Option("UCI_Chess960", "check", False,
                doc="Chess960 castling: FENs with any rook file, castling printed as king "
                    "takes rook. Takes effect at the next `position`."),
