@@ -198,6 +198,10 @@ class Searcher:
                 finished += 1
             if core.stopped and iteration > 1:
                 break
+            if finished == multipv:
+                # A later line can score above an earlier one (the searches are not exact):
+                # report the lines best first.
+                core.sort_root(0)
             completed_depth = iteration
             # Stopped inside the first iteration: report the lines that were finished (at least
             # one, whose move is legal whatever happened).
