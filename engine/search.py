@@ -165,6 +165,19 @@ class Searcher:
             return SearchResult(None, None, 0 if not board.is_check() else None,
                                 -0 if board.is_check() else None)
         multipv = max(1, min(multipv, core.root_count))
+        if on_currmove is not None:
+            def report(depth: int, code: int, number: int) -> None:
+                on_currmove(depth, board.move_uci(code), number)
+            core.set_root_move_callback(report)
+        try:
+            return self._run(board, core, depth=depth, nodes=nodes, mate=mate, soft_time=soft_time,
+                             hard_time=hard_time, multipv=multipv, searchmoves=searchmoves,
+                             infinite=infinite, on_info=on_info)
+        finally:
+            core.set_root_move_callback(None)
+
+    def _run(self, board: Board, core, *, depth, nodes, mate, soft_time, hard_time, multipv,
+             searchmoves, infinite, on_info) -> SearchResult:
         if mate is not None and mate >= 1 and not infinite and multipv == 1 and not searchmoves:
             proven = self._exact_mate(board, mate, on_info)
             if proven is not None:

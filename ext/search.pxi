@@ -84,6 +84,7 @@ ctypedef struct SearchData:
     double start_ms
     double hard_deadline_ms           # absolute, 0 = none
     int stop                          # set from another thread; read with load_int
+    void* root_move_callback          # a Python callable (owned by the SearchCore) or NULL
     int check_countdown
 
 # ---------------------------------------------------------------------------------------------
@@ -223,6 +224,16 @@ cdef inline bint move_gives_check(Position* p, CheckInfo* ci, Move m) noexcept n
     result = p.st.checkers != 0
     unmake_move(p, m)
     return result
+
+# ---------------------------------------------------------------------------------------------
+# Root-move reports (UCI `currmove`): once per root move, so taking the GIL costs nothing.
+
+cdef void report_root_move(SearchData* sd, Move m, int number) noexcept nogil:
+    with gil:
+        try:
+            (<object>sd.root_move_callback)(sd.root_depth, m, number)
+        except Exception:
+            pass
 
 # ---------------------------------------------------------------------------------------------
 # Limits
@@ -647,6 +658,8 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
             elif depth <= 8 and scores[i] < SCORE_GOOD_NOISY and not see_ge(p, m, -90 * depth):
                 continue
 
+        if root and sd.root_move_callback != NULL:
+            report_root_move(sd, m, move_count + sd.pv_index)
         sd.cont_stack[ply] = &sd.continuation[p.board[move_from(m)]][move_to(m)][0][0]
         make_move(p, m)
 
