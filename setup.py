@@ -9,6 +9,7 @@ import sys
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 DEBUG = os.environ.get("SCACCO_DEBUG", "") not in ("", "0")
 PORTABLE = os.environ.get("SCACCO_PORTABLE", "") not in ("", "0")
@@ -27,7 +28,8 @@ if sys.platform == "win32":
 else:
     compile_args = ["-O3", "-fno-strict-aliasing", "-Wno-unused-function", "-Wno-maybe-uninitialized"]
     if DEBUG:
-        compile_args = ["-O1", "-g", "-Wno-unused-function"]
+        # Python's own CFLAGS carry -DNDEBUG; -UNDEBUG after them switches C asserts back on.
+        compile_args = ["-O1", "-g", "-UNDEBUG", "-Wno-unused-function"]
     elif not PORTABLE:
         compile_args.append("-march=native")
 
@@ -43,7 +45,25 @@ extensions = [
     )
 ]
 
+# Each flavour keeps its own build tree, and --inplace always copies that flavour's library
+# into ext/.  With one shared tree a normal rebuild right after a debug build found the debug
+# library newer than its C source, skipped compiling, and setuptools' copy (which skips
+# targets newer than their source) left the debug (-O1, bounds-checked) library in place.
+BUILD_BASE = os.path.join("build", "debug" if DEBUG else "release")
+
+
+class BuildExt(build_ext):
+    def copy_extensions_to_source(self):
+        force, self.force = self.force, True
+        try:
+            super().copy_extensions_to_source()
+        finally:
+            self.force = force
+
+
 setup(
     ext_modules=cythonize(extensions, compiler_directives=directives, annotate=False,
-                          build_dir="build/cython-debug" if DEBUG else "build/cython"),
+                          build_dir=os.path.join(BUILD_BASE, "cython")),
+    options={"build": {"build_base": BUILD_BASE}},
+    cmdclass={"build_ext": BuildExt},
 )

@@ -11,7 +11,7 @@ from typing import Callable, Optional
 from engine.board import Board
 from engine.search import Searcher
 
-DEFAULT_DEPTH = 11
+DEFAULT_DEPTH = 13
 
 # The classic perft positions, Bratko-Kopec and Win At Chess positions, opening positions
 # from match books, and endgames.
@@ -61,7 +61,7 @@ BENCH_FENS = [
 
 def run_bench(depth: Optional[int] = None, out: Callable[[str], None] = print,
               hash_mb: int = 16) -> int:
-    """Search every bench position to `depth` with a fresh table; print the Stockfish-style
+    """Search every bench position in turn to `depth`, starting from a fresh table; print the Stockfish-style
     summary and return the total node count (the bench signature)."""
     depth = DEFAULT_DEPTH if depth is None else depth
     if not 1 <= depth <= 64:
@@ -71,7 +71,6 @@ def run_bench(depth: Optional[int] = None, out: Callable[[str], None] = print,
     start = time.perf_counter()
     for number, fen in enumerate(BENCH_FENS, 1):
         board = Board(fen)
-        searcher.clear()
         result = searcher.search(board, depth=depth)
         total_nodes += result.nodes
         out(f"Position {number}/{len(BENCH_FENS)}: {fen}  bestmove {result.best_move}  nodes {result.nodes}")

@@ -75,11 +75,37 @@ class Board(CoreBoard):
         return self.is_repetition(5)
 
     def can_claim_threefold_repetition(self) -> bool:
-        return self.is_repetition(3)
+        """A threefold repetition can be claimed (FIDE 9.2, as python-chess): the position has
+        occurred three times, or some legal move makes it occur for the third time."""
+        if self.is_repetition(3):
+            return True
+        return any(self._after(code, lambda: self.is_repetition(3))
+                   for code in self.legal_move_codes())
 
     def is_fifty_moves(self) -> bool:
         """Fifty moves by each side without capture or pawn move (claimable); mate comes first."""
         return self.halfmove_clock >= 100 and self.has_legal_moves()
+
+    def can_claim_fifty_moves(self) -> bool:
+        """The fifty-move rule can be claimed (FIDE 9.3, as python-chess): it holds now, or
+        some legal move (neither a capture nor a pawn move) completes the fifty moves."""
+        if self.is_fifty_moves():
+            return True
+        if self.halfmove_clock < 99:
+            return False
+        return any(self._after(code, lambda: self.halfmove_clock >= 100)
+                   for code in self.legal_move_codes())
+
+    def can_claim_draw(self) -> bool:
+        return self.can_claim_fifty_moves() or self.can_claim_threefold_repetition()
+
+    def _after(self, code: int, predicate) -> bool:
+        """predicate() evaluated after the move `code`, which is then taken back."""
+        self.push_code(code)
+        try:
+            return predicate()
+        finally:
+            self.pop()
 
     def is_seventyfive_moves(self) -> bool:
         """Seventy-five moves by each side without capture or pawn move (automatic draw)."""
@@ -90,7 +116,7 @@ class Board(CoreBoard):
 
     def outcome(self, claim_draw: bool = False) -> Optional[Outcome]:
         """The outcome if the game is over, else None.  With claim_draw, the claimable draws
-        (threefold repetition, fifty moves) count too."""
+        (threefold repetition, fifty moves, also when one move away) count too."""
         if self.is_checkmate():
             return Outcome(Termination.CHECKMATE, not self.turn)
         if self.is_insufficient_material():
@@ -102,7 +128,7 @@ class Board(CoreBoard):
         if self.is_fivefold_repetition():
             return Outcome(Termination.FIVEFOLD_REPETITION, None)
         if claim_draw:
-            if self.is_fifty_moves():
+            if self.can_claim_fifty_moves():
                 return Outcome(Termination.FIFTY_MOVES, None)
             if self.can_claim_threefold_repetition():
                 return Outcome(Termination.THREEFOLD_REPETITION, None)

@@ -6,14 +6,16 @@ module runs the iterations, the aspiration windows and MultiPV lines, decides wh
 """
 from __future__ import annotations
 
+import random
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence
 
-from ext._core import MATE_BOUND_PY, VALUE_INFINITE_PY, VALUE_MATE_PY, SearchCore
+from ext._core import MATE_BOUND_PY, VALUE_INFINITE_PY, VALUE_MATE_PY, MateSearch, SearchCore
 
 from engine.board import Board
+from engine.puzzles import MateSearchInterrupted, mate_line, shortest_mate
 
 __all__ = ["Searcher", "SearchInfo", "SearchResult", "MAX_DEPTH"]
 
@@ -21,6 +23,8 @@ MAX_DEPTH = 120
 VALUE_MATE = VALUE_MATE_PY
 VALUE_INFINITE = VALUE_INFINITE_PY
 MATE_BOUND = MATE_BOUND_PY
+# `go mate N` first tries an exact proof within this many nodes (a few seconds at most).
+EXACT_MATE_NODE_LIMIT = 30_000_000
 
 
 def score_to_cp_mate(score: int):
@@ -76,6 +80,8 @@ class Searcher:
         self._core = SearchCore(hash_mb)
         self._lock = threading.Lock()
         self._stop_requested = False
+        self._mate_solver: Optional[MateSearch] = None
+        self._rng = random.Random()
         self._soft_start = 0.0
         self._soft_ms: Optional[float] = None
 
@@ -100,6 +106,8 @@ class Searcher:
         """Make a running search return at once with its best move.  Thread-safe."""
         self._stop_requested = True
         self._core.stop()
+        if self._mate_solver is not None:
+            self._mate_solver.stop()
 
     def set_time_limits(self, soft_ms: Optional[float], hard_ms: Optional[float]) -> None:
         """(Re)set the time limits, measured from now (after ponderhit).  Thread-safe."""
@@ -114,12 +122,41 @@ class Searcher:
                hard_time: Optional[float] = None, multipv: int = 1,
                searchmoves: Optional[Sequence[str]] = None, infinite: bool = False,
                on_info: Optional[Callable[[SearchInfo], None]] = None,
-               on_currmove: Optional[Callable[[int, str, int], None]] = None) -> SearchResult:
+               on_currmove: Optional[Callable[[int, str, int], None]] = None,
+               limit_strength: bool = False, elo: int = 1500, skill_level: int = 20) -> SearchResult:
         """Search board (not modified) within the limits; see the module docstring.
+
+        With limit_strength (rating `elo`) or a skill_level below 20, a normal `go` plays at
+        that level (engine.levels); analysis (infinite, mate, MultiPV) stays at full strength.
 
         :raises ValueError: on a searchmoves entry that is not a legal move.
         """
+        level = self._level(limit_strength, elo, skill_level)
+        if level is not None and not infinite and mate is None and multipv == 1 and not searchmoves:
+            from engine.levels import play_weakened
+            self._stop_requested = False
+            return play_weakened(self, board, level, hard_time=hard_time, on_info=on_info,
+                                 solver=self._solver(), rng=self._rng)
+        return self._search(board, depth=depth, nodes=nodes, mate=mate, soft_time=soft_time,
+                            hard_time=hard_time, multipv=multipv, searchmoves=searchmoves,
+                            infinite=infinite, on_info=on_info, on_currmove=on_currmove)
+
+    @staticmethod
+    def _level(limit_strength: bool, elo: int, skill_level: int):
+        if not limit_strength and skill_level >= 20:
+            return None
+        from engine.levels import level_for_elo, level_for_skill
+        return level_for_elo(elo) if limit_strength else level_for_skill(skill_level)
+
+    def _solver(self) -> MateSearch:
+        if self._mate_solver is None:
+            self._mate_solver = MateSearch()
+        return self._mate_solver
+
+    def _search(self, board: Board, *, depth, nodes, mate, soft_time, hard_time, multipv,
+                searchmoves, infinite, on_info, on_currmove) -> SearchResult:
         core = self._core
+        self._stop_requested = False
         allowed = None
         if searchmoves:
             allowed = {board.parse_uci(m) for m in searchmoves}
@@ -128,8 +165,30 @@ class Searcher:
             return SearchResult(None, None, 0 if not board.is_check() else None,
                                 -0 if board.is_check() else None)
         multipv = max(1, min(multipv, core.root_count))
+        if on_currmove is not None:
+            def report(depth: int, code: int, number: int) -> None:
+                on_currmove(depth, board.move_uci(code), number)
+            core.set_root_move_callback(report)
+        try:
+            return self._run(board, core, depth=depth, nodes=nodes, mate=mate, soft_time=soft_time,
+                             hard_time=hard_time, multipv=multipv, searchmoves=searchmoves,
+                             infinite=infinite, on_info=on_info)
+        finally:
+            core.set_root_move_callback(None)
+
+    def _run(self, board: Board, core, *, depth, nodes, mate, soft_time, hard_time, multipv,
+             searchmoves, infinite, on_info) -> SearchResult:
+        if mate is not None and mate >= 1 and not infinite and multipv == 1 and not searchmoves:
+            proven = self._exact_mate(board, mate, on_info)
+            if proven is not None:
+                return proven
+            if self._stop_requested:
+                # stopped during the proof: a normal one-ply answer still gives a legal move
+                depth = 1
+            elif depth is None and nodes is None and soft_time is None and hard_time is None:
+                # no mate within n (or no proof in time): an ordinary search of matching depth
+                depth = 2 * mate + 4
         max_depth = MAX_DEPTH if depth is None or infinite else max(1, min(depth, MAX_DEPTH))
-        self._stop_requested = False
         self._soft_start = time.monotonic()
         self._soft_ms = soft_time
         core.start(nodes or 0, hard_time)
@@ -142,17 +201,24 @@ class Searcher:
         completed_depth = 0
         for iteration in range(1, max_depth + 1):
             lines: List[SearchInfo] = []
+            finished = 0
             for pv_index in range(multipv):
                 score = self._aspiration(iteration, scores[pv_index], pv_index, board, on_info)
                 if core.stopped:
                     break
                 scores[pv_index] = score
                 core.sort_root(pv_index)
+                finished += 1
             if core.stopped and iteration > 1:
                 break
-            core.sort_root(0)
+            if finished == multipv:
+                # A later line can score above an earlier one (the searches are not exact):
+                # report the lines best first.
+                core.sort_root(0)
             completed_depth = iteration
-            lines = [self._info(board, i, iteration, None) for i in range(multipv)]
+            # Stopped inside the first iteration: report the lines that were finished (at least
+            # one, whose move is legal whatever happened).
+            lines = [self._info(board, i, iteration, None) for i in range(max(finished, 1))]
             completed = lines
             if on_info is not None:
                 for info in lines:
@@ -183,6 +249,29 @@ class Searcher:
         ponder = pv[1] if len(pv) > 1 else self._ponder_from_table(board, pv[0])
         return SearchResult(pv[0], ponder, best.score_cp, best.score_mate, pv,
                             completed_depth, core.nodes, completed, best.score)
+
+    def _exact_mate(self, board: Board, n: int, on_info) -> Optional[SearchResult]:
+        """Prove the shortest mate within n moves; None when there is none or no proof came."""
+        solver = self._solver()
+        start = time.monotonic()
+        try:
+            found = shortest_mate(board, n, solver, node_limit=EXACT_MATE_NODE_LIMIT)
+            if found is None:
+                return None
+            move, k = found
+            codes = mate_line(board, move, k, solver)
+        except MateSearchInterrupted:
+            return None
+        pv = self._pv_text(board, codes)
+        elapsed = max(1, int((time.monotonic() - start) * 1000))
+        info = SearchInfo(depth=2 * k - 1, seldepth=2 * k - 1, multipv=1, score_cp=None, score_mate=k,
+                          bound=None, nodes=solver.nodes, nps=solver.nodes * 1000 // elapsed,
+                          time_ms=elapsed, hashfull=self._core.hashfull(), pv=pv,
+                          score=VALUE_MATE - (2 * k - 1))
+        if on_info is not None:
+            on_info(info)
+        return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, None, k, pv, 2 * k - 1,
+                            solver.nodes, [info], info.score)
 
     def _aspiration(self, depth: int, previous: int, pv_index: int, board: Board,
                     on_info) -> int:

@@ -9,6 +9,7 @@
 #   evaluate.pxi   static evaluation (tapered material, piece-square tables and terms)
 #   tt.pxi         transposition table
 #   search.pxi     alpha-beta search, quiescence, SEE, move ordering
+#   mate.pxi       exact mate proofs for puzzles and `go mate`
 #   board_api.pxi  the Python-facing CoreBoard (FEN, UCI moves) used by engine.Board
 #   evaluate_api.pxi  Python-facing evaluation helpers (tests, UCI eval, benchmarks)
 #   search_api.pxi the Python-facing SearchCore driven by engine/search.py
@@ -20,6 +21,7 @@ include "movegen.pxi"
 include "evaluate.pxi"
 include "tt.pxi"
 include "search.pxi"
+include "mate.pxi"
 include "board_api.pxi"
 include "evaluate_api.pxi"
 include "search_api.pxi"

@@ -87,13 +87,14 @@ cdef class CoreBoard:
         if side not in ("w", "b"):
             raise ValueError(f"FEN side to move must be 'w' or 'b', not {side!r}")
 
-        # Clocks
+        # Clocks (lengths first: int() of thousands of digits fails with a message of its own)
         if not halfmove.isdigit() or not halfmove.isascii():
             raise ValueError(f"FEN halfmove clock must be a non-negative integer, not {halfmove!r}")
         if not fullmove.isdigit() or not fullmove.isascii():
             raise ValueError(f"FEN fullmove number must be a non-negative integer, not {fullmove!r}")
-        if int(halfmove) > MAX_CLOCK or int(fullmove) > MAX_CLOCK:
-            raise ValueError("FEN clock values are too large")
+        if (len(halfmove.lstrip("0")) > 7 or len(fullmove.lstrip("0")) > 7
+                or int(halfmove) > MAX_CLOCK or int(fullmove) > MAX_CLOCK):
+            raise ValueError(f"FEN clock values are too large (at most {MAX_CLOCK})")
 
         # Build the position
         memset(p.by_type, 0, sizeof(p.by_type))
@@ -156,7 +157,10 @@ cdef class CoreBoard:
 
         # En passant: a pawn must have just made the double step.
         if ep_text != "-":
-            ep = parse_square(ep_text)
+            try:
+                ep = parse_square(ep_text)
+            except ValueError:
+                raise ValueError(f"FEN en-passant field must be a square like e3 or '-', not {ep_text!r}") from None
             if rank_of(ep) != (5 if p.side == WHITE else 2):
                 raise ValueError(f"FEN en-passant square {ep_text} is not on the {'6th' if p.side == WHITE else '3rd'} rank")
             capsq = ep - 8 if p.side == WHITE else ep + 8
@@ -278,6 +282,9 @@ cdef class CoreBoard:
         raise ValueError(f"illegal move {text} in position {self.fen()}")
 
     def push_code(self, int m):
+        """Play a move given by its code.  :raises ValueError: if it is not legal here."""
+        if not 0 <= m <= 0xFFFF or not is_legal_move(&self.pos, <Move>m):
+            raise ValueError(f"move code {m} is not a legal move in {self.fen()}")
         ensure_capacity(&self.pos, MAX_PLY + 8)
         make_move(&self.pos, <Move>m)
 

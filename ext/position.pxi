@@ -2,7 +2,7 @@
 # restore everything without the caller holding any undo data.  Castling rights are stored as
 # rook squares, which makes Chess960 and standard chess one and the same code.
 
-from libc.stdlib cimport malloc, realloc, free
+from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
 
 # What make_move cannot recompute on unmake, plus cached facts about the position.

@@ -68,6 +68,9 @@ ctypedef struct SearchData:
     int capture_history[16][64][7]    # moved piece, to, captured type
     Move killers[MAX_PLY + 4][2]
     Move countermoves[16][64]         # reply to (piece, to) of the previous move
+    int continuation[16][64][16][64]  # history of (piece, to) following an earlier (piece, to)
+    int continuation_none[16 * 64]    # stands in for a null move or the root (kept at zero)
+    int* cont_stack[MAX_PLY + 4]      # continuation table of the move made at each ply
     int static_eval[MAX_PLY + 4]
     Move pv[MAX_PLY + 2][MAX_PLY + 2]
     int pv_length[MAX_PLY + 2]
@@ -81,6 +84,7 @@ ctypedef struct SearchData:
     double start_ms
     double hard_deadline_ms           # absolute, 0 = none
     int stop                          # set from another thread; read with load_int
+    void* root_move_callback          # a Python callable (owned by the SearchCore) or NULL
     int check_countdown
 
 # ---------------------------------------------------------------------------------------------
@@ -184,7 +188,7 @@ cdef inline bint is_draw(Position* p) noexcept nogil:
         return p.st.checkers == 0 or generate_moves(p, GEN_ALL, moves) > 0
     return has_repeated(p) or insufficient_material(p)
 
-cdef inline bint non_pawn_material(Position* p, int color) noexcept nogil:
+cdef inline bint has_non_pawn_material(Position* p, int color) noexcept nogil:
     return (p.by_color[color] & ~(p.by_type[PAWN] | p.by_type[KING])) != 0
 
 # ---------------------------------------------------------------------------------------------
@@ -220,6 +224,16 @@ cdef inline bint move_gives_check(Position* p, CheckInfo* ci, Move m) noexcept n
     result = p.st.checkers != 0
     unmake_move(p, m)
     return result
+
+# ---------------------------------------------------------------------------------------------
+# Root-move reports (UCI `currmove`): once per root move, so taking the GIL costs nothing.
+
+cdef void report_root_move(SearchData* sd, Move m, int number) noexcept nogil:
+    with gil:
+        try:
+            (<object>sd.root_move_callback)(sd.root_depth, m, number)
+        except Exception:
+            pass
 
 # ---------------------------------------------------------------------------------------------
 # Limits
@@ -261,10 +275,18 @@ cdef inline int captured_type(Position* p, Move m) noexcept nogil:
         return NO_PIECE_TYPE
     return p.board[move_to(m)] & 7
 
+# The continuation table of the move made `back` plies before this node (zeros if none).
+cdef inline int* previous_continuation(SearchData* sd, int ply, int back) noexcept nogil:
+    if ply >= back:
+        return sd.cont_stack[ply - back]
+    return sd.continuation_none
+
 cdef void score_moves(SearchData* sd, Move* moves, int* scores, int n, Move tt_move, int ply) noexcept nogil:
     cdef Position* p = &sd.pos
     cdef int i, victim, piece, score, us = p.side
     cdef Move m, counter = MOVE_NONE, prev = p.st.move
+    cdef int* cont1 = previous_continuation(sd, ply, 1)
+    cdef int* cont2 = previous_continuation(sd, ply, 2)
     if prev != MOVE_NONE and prev != MOVE_NULL:
         counter = sd.countermoves[p.board[move_to(prev)]][move_to(prev)]
     for i in range(n):
@@ -290,7 +312,8 @@ cdef void score_moves(SearchData* sd, Move* moves, int* scores, int n, Move tt_m
         elif m == counter:
             scores[i] = SCORE_COUNTER
         else:
-            scores[i] = sd.history[us][move_from(m)][move_to(m)]
+            piece = p.board[move_from(m)] * 64 + move_to(m)
+            scores[i] = sd.history[us][move_from(m)][move_to(m)] + cont1[piece] + cont2[piece]
 
 # Bring the best remaining move to index i (selection sort, one step per move tried).
 cdef inline Move pick_move(Move* moves, int* scores, int n, int i) noexcept nogil:
@@ -312,6 +335,14 @@ cdef inline void update_history_entry(int* entry, int bonus) noexcept nogil:
     cdef int magnitude = bonus if bonus >= 0 else -bonus
     entry[0] += bonus - entry[0] * magnitude // HISTORY_MAX
 
+cdef inline void update_continuation(SearchData* sd, int ply, int index, int bonus) noexcept nogil:
+    cdef int* table
+    cdef int back
+    for back in range(1, 3):
+        table = previous_continuation(sd, ply, back)
+        if table != sd.continuation_none:
+            update_history_entry(&table[index], bonus)
+
 cdef void update_quiet_stats(SearchData* sd, Move best, Move* quiets, int quiet_count,
                              int depth, int ply) noexcept nogil:
     cdef Position* p = &sd.pos
@@ -324,9 +355,11 @@ cdef void update_quiet_stats(SearchData* sd, Move best, Move* quiets, int quiet_
     if prev != MOVE_NONE and prev != MOVE_NULL:
         sd.countermoves[p.board[move_to(prev)]][move_to(prev)] = best
     update_history_entry(&sd.history[us][move_from(best)][move_to(best)], bonus)
+    update_continuation(sd, ply, p.board[move_from(best)] * 64 + move_to(best), bonus)
     for i in range(quiet_count):
         if quiets[i] != best:
             update_history_entry(&sd.history[us][move_from(quiets[i])][move_to(quiets[i])], -bonus)
+            update_continuation(sd, ply, p.board[move_from(quiets[i])] * 64 + move_to(quiets[i]), -bonus)
 
 cdef void update_capture_stats(SearchData* sd, Move best, Move* captures, int capture_count,
                                int depth) noexcept nogil:
@@ -435,6 +468,7 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply, int qdepth) noexc
                 continue   # losing captures (negative SEE) are not worth a look here
         elif best_score > VALUE_MATED_IN_MAX_PLY and not is_noisy(p, m) and i >= 2 and scores[i] < 0:
             continue   # in check: after two evasions, quiet ones with poor history are skipped
+        sd.cont_stack[ply] = &sd.continuation[p.board[move_from(m)]][move_to(m)][0][0]
         make_move(p, m)
         score = -qsearch(sd, -beta, -alpha, ply + 1, qdepth + 1)
         unmake_move(p, m)
@@ -557,8 +591,9 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
 
         # Step 7. Null-move pruning, not in pawn endings (zugzwang) nor twice in a row
         if (depth >= 3 and eval >= beta and static_eval >= beta and p.st.move != MOVE_NULL
-                and non_pawn_material(p, p.side) and beta > VALUE_MATED_IN_MAX_PLY):
+                and has_non_pawn_material(p, p.side) and beta > VALUE_MATED_IN_MAX_PLY):
             null_r = 3 + depth // 3 + (3 if (eval - beta) // 200 > 3 else (eval - beta) // 200)
+            sd.cont_stack[ply] = sd.continuation_none
             make_null_move(p)
             sd.static_eval[ply + 1] = VALUE_NONE
             score = -search(sd, -beta, -beta + 1, depth - null_r, ply + 1, not cut_node)
@@ -606,7 +641,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
         r = LMR_TABLE[depth if depth < 64 else 63][move_count if move_count < 64 else 63]
 
         # Step 10. Shallow-depth pruning of moves that cannot raise alpha
-        if not root and best_score > VALUE_MATED_IN_MAX_PLY and non_pawn_material(p, p.side):
+        if not root and best_score > VALUE_MATED_IN_MAX_PLY and has_non_pawn_material(p, p.side):
             if move_count >= (3 + depth * depth) // (2 - improving):
                 skip_quiets = True   # late quiet moves are not searched, except checks
                 if quiet and not gives_check:
@@ -623,6 +658,9 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
             elif depth <= 8 and scores[i] < SCORE_GOOD_NOISY and not see_ge(p, m, -90 * depth):
                 continue
 
+        if root and sd.root_move_callback != NULL:
+            report_root_move(sd, m, move_count + sd.pv_index)
+        sd.cont_stack[ply] = &sd.continuation[p.board[move_from(m)]][move_to(m)][0][0]
         make_move(p, m)
 
         # Step 11. Check extension (bounded so that checks cannot run away)
@@ -638,7 +676,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                 if scores[i] >= SCORE_COUNTER:
                     r -= 1
                 else:
-                    r -= scores[i] // 6000
+                    r -= scores[i] // 12000
             else:
                 r = r // 2
             if in_check or gives_check:

@@ -1,10 +1,10 @@
 # SearchCore: the Python handle on one search (its table, histories and root moves).  Called
 # by engine/search.py once per iteration; every call that searches releases the GIL.
 
-from libc.stdlib cimport calloc
 
 cdef class SearchCore:
     cdef SearchData* sd
+    cdef object _root_move_callback
 
     def __cinit__(self, int hash_mb=16):
         self.sd = <SearchData*>calloc(1, sizeof(SearchData))
@@ -31,6 +31,7 @@ cdef class SearchCore:
         memset(self.sd.capture_history, 0, sizeof(self.sd.capture_history))
         memset(self.sd.killers, 0, sizeof(self.sd.killers))
         memset(self.sd.countermoves, 0, sizeof(self.sd.countermoves))
+        memset(self.sd.continuation, 0, sizeof(self.sd.continuation))
 
     def hashfull(self):
         return tt_hashfull(&self.sd.tt)
@@ -79,6 +80,12 @@ cdef class SearchCore:
     def set_hard_limit(self, hard_ms):
         """Move the hard deadline to hard_ms from now (None: no deadline).  Thread-safe."""
         self.sd.hard_deadline_ms = now_ms() + hard_ms if hard_ms is not None else 0
+
+    def set_root_move_callback(self, callback):
+        """callback(depth, move_code, number) before each root move is searched, or None.
+        Called from the searching thread with the GIL held; exceptions are swallowed."""
+        self._root_move_callback = callback    # keeps the reference the C side borrows
+        self.sd.root_move_callback = <void*>callback if callback is not None else NULL
 
     def stop(self):
         """Ask the running search to return as soon as possible.  Thread-safe."""

@@ -12,7 +12,7 @@
 #
 # MOVE_NONE (0) and MOVE_NULL (from = to = b1) can never be real moves.
 
-from libc.stdint cimport uint64_t, uint32_t, uint16_t, uint8_t, int16_t, int32_t, int64_t
+from libc.stdint cimport uint64_t, uint32_t, uint16_t, uint8_t, int8_t, int16_t, int32_t, int64_t
 
 ctypedef uint64_t Bitboard
 ctypedef uint16_t Move

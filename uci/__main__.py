@@ -4,6 +4,7 @@ With no arguments Scacco speaks UCI on stdin/stdout.  Subcommands:
 
     scacco perft DEPTH [--fen FEN] [--chess960] [--divide]
     scacco bench [DEPTH]
+    scacco solve --fen FEN --mate N
 
 Imports are kept lazy: a GUI expects the reply to `uci` within a fraction of a second.
 """
@@ -61,9 +62,37 @@ def bench_command(argv):
     return 0
 
 
+def solve_command(argv):
+    import argparse
+
+    from engine.board import Board
+    from engine.puzzles import mating_moves
+
+    parser = argparse.ArgumentParser(
+        prog="scacco solve",
+        description="Print every first move that forces mate within N moves (exact: no pruning "
+                    "can hide a mate, and every other move is proven not to mate within N).")
+    parser.add_argument("--fen", required=True, help="the puzzle position")
+    parser.add_argument("--mate", type=int, required=True, metavar="N", help="mate in at most N moves (N >= 1)")
+    parser.add_argument("--chess960", action="store_true", help="read the FEN as Chess960")
+    args = parser.parse_args(argv)
+    if args.mate < 1:
+        parser.error("--mate must be at least 1")
+    if args.mate > 30:
+        parser.error("--mate must be at most 30")
+    try:
+        board = Board(args.fen, chess960=args.chess960)
+    except ValueError as error:
+        parser.error(f"bad FEN: {error}")
+    for move, moves_to_mate in mating_moves(board, args.mate):
+        print(f"{move} mate in {moves_to_mate}", flush=True)
+    return 0
+
+
 COMMANDS = {
     "perft": perft_command,
     "bench": bench_command,
+    "solve": solve_command,
 }
 
 

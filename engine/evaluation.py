@@ -1,0 +1,44 @@
+"""The static evaluation as a printable table, for the UCI `eval` command and debugging."""
+from __future__ import annotations
+
+from ext._core import CoreBoard, evaluate_board, evaluation_terms
+
+__all__ = ["evaluate", "eval_table"]
+
+
+def evaluate(board: CoreBoard) -> int:
+    """Static evaluation in centipawns from the side to move's point of view."""
+    return evaluate_board(board)
+
+
+def _pawns(cp: int) -> str:
+    return f"{cp / 100:+6.2f}"
+
+
+def eval_table(board: CoreBoard) -> str:
+    """The evaluation split into terms, one row each, in pawns (middlegame and endgame).
+
+    Each colour's columns are from that colour's point of view; Total is white minus black.
+    The last lines give the phase, the endgame scale factor and the final score.
+    """
+    info = evaluation_terms(board)
+    rule = " " + "-" * 16 + ("+" + "-" * 15) * 3
+    lines = [
+        "            Term |     White     |     Black     |     Total",
+        "                 |    MG     EG  |    MG     EG  |    MG     EG",
+        rule,
+    ]
+    for name, term in info["terms"].items():
+        cells = []
+        for side in ("white", "black", "total"):
+            mg, eg = term[side]
+            cells.append(f" {_pawns(mg)} {_pawns(eg)} ")
+        lines.append((f" {name:>15s} |" + "|".join(cells)).rstrip())
+    lines.append(rule)
+    lines.append(f" Phase {info['phase']}/24 (24 = all pieces on), endgame scale {info['scale']}/64, "
+                 f"tempo {_pawns(info['tempo']).strip()}")
+    if info["insufficient_material"]:
+        lines.append(" Insufficient material: the evaluation is a draw")
+    lines.append(f" Final evaluation: {_pawns(info['white_score']).strip()} (white side), "
+                 f"{_pawns(info['score']).strip()} (side to move)")
+    return "\n".join(lines)

@@ -1,0 +1,125 @@
+"""Playing levels: a weaker Scacco that still plays like a person of the chosen rating.
+
+A weakened move comes from a small MultiPV search (a node and depth budget that grows with
+the level): usually the best line, sometimes one of the other good candidates, picked with
+noise that shrinks as the level rises.  Candidates that lose much more than the best one are
+never picked, so a weak level makes imprecise moves rather than hanging pieces at random.
+Whatever the level, a forced mate in three or fewer moves is always played: it is proven
+exactly before any weakening.
+"""
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from typing import Callable, Dict, Optional
+
+from ext._core import MateSearch
+
+from engine.board import Board
+from engine.puzzles import MateSearchInterrupted, mate_line, shortest_mate
+from engine.search import SearchInfo, SearchResult, Searcher, VALUE_MATE
+
+__all__ = ["Level", "NAMED_LEVELS", "MIN_ELO", "MAX_ELO", "level_for_elo", "level_for_skill",
+           "play_weakened"]
+
+MIN_ELO = 600
+MAX_ELO = 2400
+
+# Named levels for people, with the rating each one aims at.
+NAMED_LEVELS: Dict[str, int] = {
+    "Beginner": 600,
+    "Easy": 900,
+    "Medium": 1200,
+    "Hard": 1500,
+    "Expert": 1800,
+    "Master": 2100,
+}
+
+# Forced mates up to this many moves are never missed, at any level.
+GUARANTEED_MATE = 3
+MATE_PROOF_NODES = 3_000_000
+
+
+@dataclass(frozen=True)
+class Level:
+    """The search budget and the noise of one playing strength."""
+
+    elo: int
+    nodes: int        # node budget of the MultiPV search
+    depth: int        # depth cap of that search
+    candidates: int   # MultiPV lines considered
+    margin: int       # centipawns: candidates further below the best are never played
+    temperature: float  # centipawns: softmax noise over the remaining candidates
+
+    def describe(self) -> str:
+        return (f"Elo {self.elo}: {self.nodes} nodes, depth <= {self.depth}, {self.candidates} "
+                f"candidates within {self.margin} cp, noise {self.temperature:.0f} cp")
+
+
+def level_for_elo(elo: int) -> Level:
+    """The level that aims at a rating (clamped to 600..2400).  Every parameter moves
+    monotonically with the rating: more nodes and depth, fewer candidates, less noise."""
+    elo = max(MIN_ELO, min(MAX_ELO, int(elo)))
+    t = (elo - MIN_ELO) / (MAX_ELO - MIN_ELO)          # 0 at 600, 1 at 2400
+    nodes = int(round(400 * math.exp(t * math.log(400_000 / 400))))  # 400 .. 400k, geometric
+    depth = 1 + int(round(t * 13))                      # 1 .. 14
+    candidates = max(2, int(round(6 - 4 * t)))           # 6 .. 2
+    margin = int(round(150 - 120 * t))                    # 150 .. 30 cp: less than a piece
+    temperature = 100.0 * (1.0 - t) + 8.0                 # 108 .. 8 cp
+    return Level(elo, nodes, depth, candidates, margin, temperature)
+
+
+def level_for_skill(skill: int) -> Optional[Level]:
+    """Skill Level 0..20 (20 = full strength, None) as an equivalent rating level."""
+    skill = max(0, min(20, int(skill)))
+    if skill >= 20:
+        return None
+    return level_for_elo(MIN_ELO + skill * (MAX_ELO - MIN_ELO) // 20)
+
+
+def _proven_mate(board: Board, solver: MateSearch) -> Optional[SearchResult]:
+    try:
+        found = shortest_mate(board, GUARANTEED_MATE, solver, node_limit=MATE_PROOF_NODES)
+        if found is None:
+            return None
+        move, k = found
+        codes = mate_line(board, move, k, solver)
+    except MateSearchInterrupted:
+        return None
+    walker = board.copy()
+    pv = []
+    for code in codes:
+        pv.append(walker.move_uci(code))
+        walker.push_code(code)
+    return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, None, k, pv, 2 * k - 1, solver.nodes,
+                        [], VALUE_MATE - (2 * k - 1))
+
+
+def play_weakened(searcher: Searcher, board: Board, level: Level, *,
+                  rng: Optional[random.Random] = None,
+                  hard_time: Optional[float] = None,
+                  on_info: Optional[Callable[[SearchInfo], None]] = None,
+                  solver: Optional[MateSearch] = None) -> SearchResult:
+    """Choose a move at the given level.  The returned result's best_move is the move played;
+    its score is that of the chosen line."""
+    rng = rng or random.Random()
+    solver = solver or MateSearch()
+    mate = _proven_mate(board, solver)
+    if mate is not None:
+        return mate
+    result = searcher.search(board, nodes=level.nodes, depth=level.depth, multipv=level.candidates,
+                             hard_time=hard_time, on_info=on_info)   # full strength: no level
+    if result.best_move is None or not result.lines:
+        return result
+    lines = sorted(result.lines, key=lambda info: info.score, reverse=True)
+    best = lines[0]
+    if best.score_mate is not None and best.score_mate > 0:
+        return result        # a mate the search saw is never thrown away
+    choices = [info for info in lines if best.score - info.score <= level.margin
+               and (info.score_mate is None or info.score_mate > 0)]
+    weights = [math.exp(-(best.score - info.score) / level.temperature) for info in choices]
+    chosen = rng.choices(choices, weights=weights, k=1)[0]
+    pv = chosen.pv
+    return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, chosen.score_cp, chosen.score_mate, pv,
+                        result.depth, result.nodes, [chosen], chosen.score)

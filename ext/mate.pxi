@@ -1,0 +1,196 @@
+# Exact mate search for puzzles and `go mate`: a full-width AND/OR proof search with no
+# pruning that could hide a mate.  The attacker needs one move that works, the defender must
+# be beaten after every reply.  Only two sound shortcuts are taken: with one move left only
+# checking moves can mate, and proven or refuted positions are remembered per moves-left.
+
+cdef enum:
+    MATE_TABLE_BITS = 20
+
+# One remembered result: the attacker (side to move) mates within `mate_within` moves when
+# that is > 0; it cannot within `no_mate_within` moves.
+ctypedef struct MateEntry:
+    uint64_t key
+    int8_t mate_within
+    int8_t no_mate_within
+
+ctypedef struct MateSolver:
+    Position pos
+    MateEntry* table
+    uint64_t nodes
+    uint64_t node_limit
+    int stop
+
+cdef inline MateEntry* mate_entry(MateSolver* ms, uint64_t key) noexcept nogil:
+    return &ms.table[key & ((1 << MATE_TABLE_BITS) - 1)]
+
+cdef int attacker_mates(MateSolver* ms, int moves_left) noexcept nogil:
+    """1 when the side to move forces mate within moves_left moves, 0 when it cannot,
+    -1 when the node limit or a stop request cut the proof short."""
+    cdef Position* p = &ms.pos
+    cdef Move moves[MAX_MOVES]
+    cdef int n, i, result, any_unknown = 0
+    cdef MateEntry* e = mate_entry(ms, p.st.key)
+    cdef CheckInfo ci
+    cdef Move m
+    if e.key == p.st.key:
+        if e.mate_within > 0 and e.mate_within <= moves_left:
+            return 1
+        if e.no_mate_within >= moves_left:
+            return 0
+    ms.nodes += 1
+    if (ms.node_limit and ms.nodes >= ms.node_limit) or load_int(&ms.stop):
+        return -1
+    n = generate_moves(p, GEN_ALL, moves)
+    init_check_info(p, &ci)
+    # Checks first, then captures: mates are found sooner, the order never changes the answer.
+    order_for_mate(p, &ci, moves, n)
+    for i in range(n):
+        m = moves[i]
+        if moves_left == 1 and not move_gives_check(p, &ci, m):
+            continue
+        make_move(p, m)
+        result = defender_loses(ms, moves_left)
+        unmake_move(p, m)
+        if result == 1:
+            remember_mate(ms, p.st.key, moves_left, True)
+            return 1
+        if result < 0:
+            any_unknown = 1
+    if any_unknown:
+        return -1
+    remember_mate(ms, p.st.key, moves_left, False)
+    return 0
+
+cdef int defender_loses(MateSolver* ms, int moves_left) noexcept nogil:
+    """After the attacker's move: 1 when every defence loses within the remaining moves_left - 1
+    attacker moves (or this is mate already), 0 when one defence holds, -1 when cut short."""
+    cdef Position* p = &ms.pos
+    cdef Move moves[MAX_MOVES]
+    cdef int n = generate_moves(p, GEN_ALL, moves), i, result, any_unknown = 0
+    if n == 0:
+        return 1 if p.st.checkers else 0
+    if moves_left == 1:
+        return 0
+    # Automatic draws end the game before the attacker's next move.
+    if p.st.rule50 >= 150 or insufficient_material(p) or repetition_count(p) >= 4:
+        return 0
+    for i in range(n):
+        make_move(p, moves[i])
+        result = attacker_mates(ms, moves_left - 1)
+        unmake_move(p, moves[i])
+        if result == 0:
+            return 0
+        if result < 0:
+            any_unknown = 1
+    return -1 if any_unknown else 1
+
+cdef void remember_mate(MateSolver* ms, uint64_t key, int moves_left, bint mates) noexcept nogil:
+    cdef MateEntry* e = mate_entry(ms, key)
+    if e.key != key:
+        e.key = key
+        e.mate_within = 0
+        e.no_mate_within = 0
+    if mates:
+        if e.mate_within == 0 or moves_left < e.mate_within:
+            e.mate_within = moves_left
+    elif moves_left > e.no_mate_within:
+        e.no_mate_within = moves_left
+
+# Checking moves first, then captures (most valuable victim first), then the rest.
+cdef void order_for_mate(Position* p, CheckInfo* ci, Move* moves, int n) noexcept nogil:
+    cdef int keys[MAX_MOVES]
+    cdef int i, j, k
+    cdef Move m
+    for i in range(n):
+        keys[i] = 0
+        if move_gives_check(p, ci, moves[i]):
+            keys[i] += 1000
+        if is_noisy(p, moves[i]):
+            keys[i] += 10 + SEE_VALUE[captured_type(p, moves[i])] // 100
+    for i in range(1, n):
+        m = moves[i]
+        k = keys[i]
+        j = i
+        while j > 0 and keys[j - 1] < k:
+            moves[j] = moves[j - 1]
+            keys[j] = keys[j - 1]
+            j -= 1
+        moves[j] = m
+        keys[j] = k
+
+cdef class MateSearch:
+    """Exact mate proofs on a copy of a board; see mate.pxi.  stop() is thread-safe."""
+    cdef MateSolver* ms
+
+    def __cinit__(self):
+        self.ms = <MateSolver*>calloc(1, sizeof(MateSolver))
+        if self.ms == NULL:
+            raise MemoryError()
+        position_init(&self.ms.pos)
+        self.ms.table = <MateEntry*>calloc(1 << MATE_TABLE_BITS, sizeof(MateEntry))
+        if self.ms.table == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        if self.ms != NULL:
+            free(self.ms.table)
+            position_free(&self.ms.pos)
+            free(self.ms)
+            self.ms = NULL
+
+    def set_position(self, CoreBoard board):
+        position_copy(&self.ms.pos, &board.pos)
+        memset(self.ms.table, 0, (1 << MATE_TABLE_BITS) * sizeof(MateEntry))
+
+    def stop(self):
+        store_int(&self.ms.stop, 1)
+
+    @property
+    def nodes(self):
+        return self.ms.nodes
+
+    def reset(self, node_limit=0):
+        self.ms.nodes = 0
+        self.ms.node_limit = node_limit or 0
+        store_int(&self.ms.stop, 0)
+
+    def move_mates(self, int move, int moves_left):
+        """Does the legal move `move` force mate within moves_left moves (counting itself)?
+        True, False, or None when the node limit or stop() cut the proof short."""
+        cdef int result
+        if moves_left < 1 or moves_left > 60:
+            raise ValueError("moves_left must be in 1..60")
+        if not is_legal_move(&self.ms.pos, <Move>move):
+            raise ValueError("illegal move")
+        ensure_capacity(&self.ms.pos, 2 * moves_left + 8)
+        with nogil:
+            make_move(&self.ms.pos, <Move>move)
+            result = defender_loses(self.ms, moves_left)
+            unmake_move(&self.ms.pos, <Move>move)
+        return None if result < 0 else bool(result)
+
+    def side_to_move_mates(self, int moves_left):
+        """Can the side to move force mate within moves_left moves?  True/False/None."""
+        cdef int result
+        if moves_left < 1 or moves_left > 60:
+            raise ValueError("moves_left must be in 1..60")
+        ensure_capacity(&self.ms.pos, 2 * moves_left + 8)
+        with nogil:
+            result = attacker_mates(self.ms, moves_left)
+        return None if result < 0 else bool(result)
+
+    def push(self, int move):
+        if not is_legal_move(&self.ms.pos, <Move>move):
+            raise ValueError("illegal move")
+        ensure_capacity(&self.ms.pos, MAX_PLY)
+        make_move(&self.ms.pos, <Move>move)
+
+    def pop(self):
+        if self.ms.pos.st == self.ms.pos.states:
+            raise IndexError("nothing to pop")
+        unmake_move(&self.ms.pos, self.ms.pos.st.move)
+
+    def legal_move_codes(self):
+        cdef Move moves[MAX_MOVES]
+        cdef int n = generate_moves(&self.ms.pos, GEN_ALL, moves), i
+        return [moves[i] for i in range(n)]

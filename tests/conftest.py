@@ -1,0 +1,58 @@
+"""Shared helpers of the test suite: where the shared test data lives, and the repo root.
+
+The perft files and other data live outside the repository, in a `shared/` folder that is a
+sibling of the repository root (CI clones the repo next to it).  SCACCO_SHARED overrides that.
+"""
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def shared_data_dir() -> Path:
+    """The shared/data folder: $SCACCO_SHARED/data, else ../shared/data next to the repo."""
+    override = os.environ.get("SCACCO_SHARED")
+    base = Path(override) if override else Path(__file__).resolve().parents[2] / "shared"
+    return base / "data"
+
+
+def shared_file(name: str) -> Path:
+    """Path of a shared data file.  Missing data is a failure on CI (the CI environment
+    variable is set) and a skip elsewhere, with a message saying where it was looked for."""
+    path = shared_data_dir() / name
+    if not path.is_file():
+        message = (f"shared test data {name} not found at {path}: put the shared/ folder next "
+                   f"to the repository or set SCACCO_SHARED to it")
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return path
+
+
+def read_perft_epd(name: str):
+    """Lines of a perft EPD file as (line_number, fen, {depth: nodes}, label)."""
+    out = []
+    path = shared_data_dir() / name
+    if not path.is_file():
+        return out
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        fields = [part.strip() for part in line.split(";")]
+        counts = {}
+        label = f"{name.split('.')[0]}:{number}"
+        for field in fields[1:]:
+            if field.startswith("D"):
+                depth, nodes = field[1:].split()
+                counts[int(depth)] = int(nodes)
+            elif field.startswith("id "):
+                label += "-" + field[3:].strip().strip('"')
+        out.append((number, fields[0], counts, label))
+    return out
+
+
+def is_shredder_castling(fen: str) -> bool:
+    """Shredder-FEN castling letters (file letters) mark the Chess960 lines of the perft files."""
+    return any(ch in "abcdefghABCDEFGH" for ch in fen.split()[2])

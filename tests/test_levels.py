@@ -1,0 +1,108 @@
+"""Playing levels: monotonic budgets, plausible moves, and no missed forced mate."""
+import random
+
+import chess
+import pytest
+
+from engine import Board
+from engine.levels import (MAX_ELO, MIN_ELO, NAMED_LEVELS, level_for_elo, level_for_skill,
+                           play_weakened)
+from engine.search import Searcher
+from tests.conftest import shared_file
+
+
+def test_budgets_grow_and_noise_shrinks_with_the_rating():
+    levels = [level_for_elo(elo) for elo in range(MIN_ELO, MAX_ELO + 1, 50)]
+    for lower, higher in zip(levels, levels[1:]):
+        assert lower.nodes <= higher.nodes
+        assert lower.depth <= higher.depth
+        assert lower.candidates >= higher.candidates
+        assert lower.margin >= higher.margin
+        assert lower.temperature >= higher.temperature
+
+
+def test_lower_level_never_out_searches_a_higher_one():
+    searcher = Searcher()
+    board = Board("r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3")
+    nodes = []
+    for elo in sorted(NAMED_LEVELS.values()):
+        level = level_for_elo(elo)
+        searcher.clear()
+        result = searcher.search(board, nodes=level.nodes, depth=level.depth, multipv=level.candidates)
+        nodes.append((result.nodes, result.depth))
+    for (n_low, d_low), (n_high, d_high) in zip(nodes, nodes[1:]):
+        assert d_low <= d_high
+        assert n_low <= n_high * 1.05 + 64
+
+
+def test_ratings_are_clamped_and_skill_twenty_is_full_strength():
+    assert level_for_elo(100).elo == MIN_ELO and level_for_elo(5000).elo == MAX_ELO
+    assert level_for_skill(20) is None
+    assert level_for_skill(0).elo == MIN_ELO
+    assert level_for_skill(10).nodes < level_for_skill(19).nodes
+
+
+def _mates(fen: str, move: str, n: int) -> bool:
+    board = chess.Board(fen)
+    board.push_uci(move)
+    if n == 1:
+        return board.is_checkmate()
+    # every reply must allow a mate in one
+    for reply in list(board.legal_moves):
+        board.push(reply)
+        if not any(board.gives_check(m) and _is_mate_after(board, m) for m in board.legal_moves):
+            return False
+        board.pop()
+    return True
+
+
+def _is_mate_after(board: chess.Board, move: chess.Move) -> bool:
+    board.push(move)
+    mate = board.is_checkmate()
+    board.pop()
+    return mate
+
+
+@pytest.mark.parametrize("name,n,step", [("mate1.fen", 1, 1), ("mate2.fen", 2, 7)])
+def test_weakest_level_plays_the_mate(name, n, step):
+    searcher = Searcher()
+    weakest = level_for_elo(MIN_ELO)
+    rng = random.Random(7)
+    lines = [l for l in shared_file(name).read_text().splitlines() if l.strip()]
+    for line in lines[::step]:
+        result = play_weakened(searcher, Board(line), weakest, rng=rng)
+        assert result.score_mate == n, line
+        assert _mates(line, result.best_move, n), (line, result.best_move)
+
+
+def test_weak_moves_are_legal_and_within_the_margin():
+    searcher = Searcher()
+    rng = random.Random(11)
+    board = Board()
+    reference = chess.Board()
+    for ply in range(24):
+        level = level_for_elo((MIN_ELO, 1200, 2100)[ply % 3])
+        result = play_weakened(searcher, board, level, rng=rng)
+        assert chess.Move.from_uci(result.best_move) in reference.legal_moves
+        full = searcher.search(board, nodes=level.nodes, depth=level.depth, multipv=level.candidates)
+        best = max(info.score for info in full.lines)
+        chosen = result.lines[0].score if result.lines else best
+        assert best - chosen <= level.margin + 150   # same budget, searched again: small drift
+        board.push_uci(result.best_move)
+        reference.push_uci(result.best_move)
+        if reference.is_game_over():
+            break
+def test_weak_level_does_not_give_away_a_piece_for_nothing():
+    # Black to move; the knight on f6 is attacked by the pawn on e5 and must not be left there.
+    fen = "rnbqkb1r/pppppppp/5n2/4P3/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2"
+    searcher = Searcher()
+    rng = random.Random(5)
+    level = level_for_elo(NAMED_LEVELS["Beginner"])
+    for _ in range(12):
+        move = play_weakened(searcher, Board(fen), level, rng=rng).best_move
+        after = chess.Board(fen)
+        after.push_uci(move)
+        hanging = [reply for reply in after.legal_moves if after.is_capture(reply)
+                   and after.piece_type_at(reply.to_square) in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
+                   and after.piece_type_at(reply.from_square) == chess.PAWN]
+        assert not hanging, (move, [m.uci() for m in hanging])

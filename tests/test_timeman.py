@@ -1,0 +1,96 @@
+"""Time allocation: properties of the limits, and clocks simulated move by move."""
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.timeman import clock_limits, movetime_limits
+
+times = st.integers(min_value=-1000, max_value=10 ** 8)
+increments = st.integers(min_value=0, max_value=10 ** 5)
+moves_to_go = st.one_of(st.none(), st.integers(min_value=1, max_value=200))
+overheads = st.integers(min_value=0, max_value=5000)
+
+
+@settings(max_examples=400, deadline=None)
+@given(times, increments, moves_to_go, overheads, st.booleans())
+def test_limits_are_ordered_and_stay_inside_the_clock(time_left, inc, mtg, overhead, single):
+    soft, hard = clock_limits(time_left, inc, mtg, overhead, single_reply=single)
+    assert 1 <= soft <= hard
+    if time_left - overhead > 1:
+        assert hard < time_left - overhead
+    else:
+        assert hard == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(times, st.integers(min_value=0, max_value=10 ** 6), increments,
+       st.integers(min_value=0, max_value=10 ** 4), moves_to_go, overheads)
+def test_more_time_or_increment_never_means_less_thinking(time_left, more_time, inc, more_inc,
+                                                          mtg, overhead):
+    soft, hard = clock_limits(time_left, inc, mtg, overhead)
+    soft_t, hard_t = clock_limits(time_left + more_time, inc, mtg, overhead)
+    soft_i, hard_i = clock_limits(time_left, inc + more_inc, mtg, overhead)
+    assert soft_t >= soft and hard_t >= hard
+    assert soft_i >= soft and hard_i >= hard
+
+
+@settings(max_examples=300, deadline=None)
+@given(times, increments, moves_to_go, overheads, st.integers(min_value=0, max_value=1000))
+def test_more_overhead_never_means_more_thinking(time_left, inc, mtg, overhead, more):
+    soft, hard = clock_limits(time_left, inc, mtg, overhead)
+    soft_o, hard_o = clock_limits(time_left, inc, mtg, overhead + more)
+    assert soft_o <= soft and hard_o <= hard
+
+
+@settings(max_examples=200, deadline=None)
+@given(times, increments, moves_to_go, overheads)
+def test_a_single_reply_is_answered_quickly(time_left, inc, mtg, overhead):
+    soft, hard = clock_limits(time_left, inc, mtg, overhead)
+    soft_1, hard_1 = clock_limits(time_left, inc, mtg, overhead, single_reply=True)
+    assert soft_1 <= soft and hard_1 <= hard
+
+
+def test_fewer_moves_to_the_control_means_more_time_per_move():
+    per_move = [clock_limits(60000, 0, mtg)[0] for mtg in (40, 20, 10, 5, 2, 1)]
+    assert per_move == sorted(per_move)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=0, max_value=10 ** 7))
+def test_movetime_uses_the_time_and_stops_before_it(movetime):
+    soft, hard = movetime_limits(movetime)
+    assert soft == hard >= 1
+    if movetime >= 1:
+        assert hard <= movetime
+        assert hard >= movetime - 10
+
+
+def simulate(base_ms, inc_ms, moves_per_control=None, moves=300, latency_ms=5, overhead=30):
+    """Play `moves` moves that each run into the hard limit and then lose `latency_ms` on
+    the way to the GUI (below the Move Overhead): the worst our engine can do.  Returns the
+    lowest clock reading after a move."""
+    clock = base_ms
+    lowest = clock
+    for move in range(moves):
+        mtg = None
+        if moves_per_control:
+            mtg = moves_per_control - move % moves_per_control
+        _, hard = clock_limits(clock, inc_ms, mtg, overhead)
+        clock -= hard + latency_ms
+        lowest = min(lowest, clock)
+        assert clock > 0, f"flagged at move {move + 1}"
+        clock += inc_ms
+        if moves_per_control and mtg == 1:
+            clock += base_ms
+    return lowest
+
+
+@pytest.mark.parametrize("base, inc, per_control, moves", [
+    (1000, 10, None, 300),          # 1+0.01
+    (10000, 100, None, 300),        # 10+0.1
+    (2000, 20, None, 300),          # 2+0.02, the sunfish match
+    (60000, 0, 40, 200),            # 40 moves in 60 s, five controls
+    (5000, 0, None, 100),           # sudden death without increment
+])
+def test_worst_case_play_never_loses_on_time(base, inc, per_control, moves):
+    assert simulate(base, inc, per_control, moves) > 0

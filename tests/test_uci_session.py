@@ -1,0 +1,189 @@
+"""The UCI session in-process, with stand-in searchers that misbehave on purpose: a search
+that raises, answers an illegal move, or forgets a stop that arrived as it started.  The
+loop must still print exactly one legal bestmove."""
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+import chess
+import pytest
+
+from uci.loop import Output, Session
+
+
+class Lines:
+    """A binary stream that collects the lines written to it and lets a test wait for one."""
+
+    def __init__(self) -> None:
+        self.lines: List[str] = []
+        self._changed = threading.Condition()
+
+    def write(self, data: bytes) -> None:
+        with self._changed:
+            self.lines.extend(data.decode().splitlines())
+            self._changed.notify_all()
+
+    def flush(self) -> None:
+        pass
+
+    def wait_for(self, prefix: str, timeout: float = 10.0) -> str:
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                for line in self.lines:
+                    if line.startswith(prefix):
+                        return line
+                remaining = deadline - time.monotonic()
+                assert remaining > 0, f"no {prefix!r} in {self.lines}"
+                self._changed.wait(remaining)
+
+
+@dataclass
+class Result:
+    best_move: Optional[str]
+    ponder_move: Optional[str] = None
+    score_cp: Optional[int] = 0
+    score_mate: Optional[int] = None
+    pv: List[str] = field(default_factory=list)
+    depth: int = 1
+    nodes: int = 1
+
+
+@dataclass
+class Info:
+    depth: int
+    seldepth: int = 1
+    multipv: int = 1
+    score_cp: Optional[int] = 0
+    score_mate: Optional[int] = None
+    bound: Optional[str] = None
+    nodes: int = 1
+    nps: int = 1
+    time_ms: int = 0
+    hashfull: int = 0
+    pv: List[str] = field(default_factory=list)
+
+
+class ForgetfulSearcher:
+    """Clears its stop flag when search() begins (so a stop sent just before is lost) and
+    iterates until stopped, reporting each iteration, like an infinite search."""
+
+    def __init__(self, answer="e2e4", ponder=None, fail=False):
+        self.answer, self.ponder, self.fail = answer, ponder, fail
+        self.stopped = False
+        self.entered = threading.Event()
+
+    def search(self, board, on_info=None, on_currmove=None, **limits):
+        self.entered.set()
+        time.sleep(0.02)                # a stop in this window is forgotten:
+        self.stopped = False
+        if self.fail:
+            raise RuntimeError("the core fell over")
+        depth = 0
+        while not self.stopped and (limits.get("infinite") or depth < (limits.get("depth") or 3)):
+            depth += 1
+            time.sleep(0.01)
+            on_info(Info(depth=depth, pv=[self.answer]))
+        return Result(self.answer, self.ponder)
+
+    def stop(self):
+        self.stopped = True
+
+    def set_time_limits(self, soft, hard):
+        pass
+
+    def clear(self):
+        pass
+
+
+def make_session(searcher):
+    stream = Lines()
+    session = Session(Output(stream))
+    session._searcher = searcher
+    return session, stream
+
+
+def test_a_stop_lost_by_the_searcher_is_repeated():
+    searcher = ForgetfulSearcher()
+    session, stream = make_session(searcher)
+    session.handle("position startpos")
+    for _ in range(20):
+        stream.lines.clear()
+        searcher.entered.clear()
+        session.handle("go infinite")
+        if _ % 2:
+            searcher.entered.wait()     # inside search(), before it clears its flag
+        session.handle("stop")
+        assert stream.wait_for("bestmove") == "bestmove e2e4"
+        session.make_idle("test")
+
+
+def test_a_failing_search_still_answers_with_a_legal_move():
+    session, stream = make_session(ForgetfulSearcher(fail=True))
+    session.handle("position startpos moves e2e4")
+    session.handle("go depth 5")
+    best = stream.wait_for("bestmove").split()[1]
+    assert chess.Move.from_uci(best) in chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").legal_moves
+    assert any("search failed: RuntimeError" in line for line in stream.lines)
+
+
+@pytest.mark.parametrize("answer, ponder, expected", [
+    ("e2e5", None, "bestmove "),                 # illegal: replaced by a legal root move
+    ("e2e4", "e2e4", "bestmove e2e4"),            # illegal ponder move: dropped
+    ("e2e4", "e7e5", "bestmove e2e4 ponder e7e5"),
+])
+def test_answers_are_checked(answer, ponder, expected):
+    session, stream = make_session(ForgetfulSearcher(answer=answer, ponder=ponder))
+    session.handle("position startpos")
+    session.handle("go depth 2 searchmoves g1f3 e2e4")
+    line = stream.wait_for("bestmove")
+    assert line.startswith(expected)
+    if answer == "e2e5":
+        assert line in ("bestmove g1f3", "bestmove e2e4")
+    if ponder == "e2e4":
+        assert line == "bestmove e2e4"
+
+
+def test_bound_lines_wait_for_the_quiet_start():
+    class Bounded(ForgetfulSearcher):
+        def search(self, board, on_info=None, on_currmove=None, **limits):
+            on_info(Info(depth=1, bound="lowerbound", pv=["e2e4"]))
+            on_currmove(1, "e2e4", 1)
+            on_info(Info(depth=1, pv=["e2e4"]))
+            return Result("e2e4")
+
+    session, stream = make_session(Bounded())
+    session.handle("position startpos")
+    session.handle("go depth 1")
+    stream.wait_for("bestmove")
+    assert [line for line in stream.lines if line.startswith("info")] == [
+        "info depth 1 seldepth 1 multipv 1 score cp 0 nodes 1 nps 1 hashfull 0 time 0 pv e2e4"]
+
+
+def test_an_option_can_replace_the_search_without_touching_the_loop():
+    from uci.options import Option
+    calls = []
+
+    def weakened(table):
+        def play(searcher, board, **kwargs):
+            calls.append((table["Strength"], kwargs["depth"], kwargs["multipv"]))
+            return searcher.search(board, **dict(kwargs, depth=1))
+        return play
+
+    session, stream = make_session(ForgetfulSearcher(answer="d2d4"))
+    session.options.add(Option("Limit", "check", False,
+                               play=lambda table, on: weakened(table) if on else None))
+    session.options.add(Option("Strength", "spin", 1500, 600, 2400))
+    assert "option name Limit type check default false" in session.options.declarations()
+    session.handle("position startpos")
+    session.handle("go depth 4")
+    stream.wait_for("bestmove")
+    session.make_idle("test")
+    assert calls == []
+    stream.lines.clear()
+    session.handle("setoption name limit value true")
+    session.handle("setoption name strength value 900")
+    session.handle("go depth 4")
+    assert stream.wait_for("bestmove") == "bestmove d2d4"
+    assert calls == [(900, 4, 1)]

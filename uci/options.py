@@ -1,0 +1,184 @@
+"""The UCI options: one table that the loop declares, parses and applies without knowing them.
+
+To add an option, append an `Option` to `standard_options()` (or `OptionTable.add` it):
+
+* `search_arg` names a keyword of `Searcher.search`; the value is passed with every `go`.
+* `on_change(session, value)` runs when the GUI sets the option (resize the hash, clear it,
+  switch a playing level on the searcher); it may raise ValueError to refuse the value, which
+  then stays as it was.
+* `while_searching=False` when setting the option would touch the running search (Hash,
+  Clear Hash): the loop then waits for a search that is already stopping, or refuses.
+* `play(table, value)` may return a *play function* that replaces `Searcher.search` for the
+  next `go`: `play_fn(searcher, board, **search_kwargs) -> SearchResult`, called with the same
+  keywords (limits, multipv, searchmoves, on_info, on_currmove).  This is how a playing level
+  plugs in, for example
+  `Option("UCI_LimitStrength", "check", False, play=lambda table, on: weakened(table) if on else None)`.
+  The first option (in table order) that returns one wins; None means the normal search.
+
+Values are parsed here (check/spin/combo/button/string, as the UCI specification defines
+them); names match case-insensitively and with runs of spaces collapsed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+
+from uci.protocol import parse_int, printable
+
+__all__ = ["Option", "OptionTable", "standard_options", "normalize_name"]
+
+KINDS = ("check", "spin", "combo", "button", "string")
+
+
+def normalize_name(name: str) -> str:
+    return " ".join(name.split()).lower()
+
+
+@dataclass
+class Option:
+    """One UCI option: its declaration, how to parse a value, and what setting it does."""
+
+    name: str
+    kind: str
+    default: Any = None
+    minimum: Optional[int] = None
+    maximum: Optional[int] = None
+    choices: Tuple[str, ...] = ()
+    search_arg: Optional[str] = None
+    on_change: Optional[Callable[[Any, Any], None]] = None
+    while_searching: bool = True
+    play: Optional[Callable[["OptionTable", Any], Optional[Callable]]] = None
+    doc: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"option {self.name}: unknown kind {self.kind!r}")
+        if self.kind == "spin" and not (self.minimum <= self.default <= self.maximum):
+            raise ValueError(f"option {self.name}: default outside min..max")
+        if self.kind == "combo" and self.default not in self.choices:
+            raise ValueError(f"option {self.name}: default is not one of the choices")
+
+    def declaration(self) -> str:
+        """The `option name ... type ...` line sent in reply to `uci`."""
+        text = f"option name {self.name} type {self.kind}"
+        if self.kind == "check":
+            text += f" default {'true' if self.default else 'false'}"
+        elif self.kind == "spin":
+            text += f" default {self.default} min {self.minimum} max {self.maximum}"
+        elif self.kind == "combo":
+            text += f" default {self.default}" + "".join(f" var {c}" for c in self.choices)
+        elif self.kind == "string":
+            text += f" default {self.default if self.default else '<empty>'}"
+        return text
+
+    def parse(self, text: Optional[str]) -> Any:
+        """The value named by `text` (None when `value` was absent).
+
+        :raises ValueError: with the reason, if the text does not fit the option.
+        """
+        if self.kind == "button":
+            return None
+        if text is None or (text == "" and self.kind != "string"):
+            raise ValueError(f"option {self.name} needs a value")
+        if self.kind == "check":
+            lowered = text.lower()
+            if lowered not in ("true", "false"):
+                raise ValueError(f"option {self.name} takes true or false, not {printable(text, 40)!r}")
+            return lowered == "true"
+        if self.kind == "spin":
+            value = parse_int(text, f"option {self.name}")
+            if not self.minimum <= value <= self.maximum:
+                raise ValueError(f"option {self.name} must be between {self.minimum} and "
+                                 f"{self.maximum}, not {value}")
+            return value
+        if self.kind == "combo":
+            for choice in self.choices:
+                if choice.lower() == text.lower():
+                    return choice
+            raise ValueError(f"option {self.name} must be one of {', '.join(self.choices)}, "
+                             f"not {printable(text, 40)!r}")
+        return "" if text == "<empty>" else text
+
+
+class OptionTable:
+    """The options of one engine process and their current values."""
+
+    def __init__(self, options: Iterable[Option] = ()) -> None:
+        self._options: Dict[str, Option] = {}
+        self._values: Dict[str, Any] = {}
+        for option in options:
+            self.add(option)
+
+    def add(self, option: Option) -> None:
+        key = normalize_name(option.name)
+        if key in self._options:
+            raise ValueError(f"option {option.name} declared twice")
+        self._options[key] = option
+        self._values[key] = option.default
+
+    def find(self, name: str) -> Optional[Option]:
+        return self._options.get(normalize_name(name))
+
+    def __iter__(self):
+        return iter(self._options.values())
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[normalize_name(name)]
+
+    def store(self, option: Option, value: Any) -> None:
+        """Record a value already parsed and applied (buttons keep no value)."""
+        if option.kind != "button":
+            self._values[normalize_name(option.name)] = value
+
+    def declarations(self) -> List[str]:
+        return [option.declaration() for option in self._options.values()]
+
+    def play_function(self) -> Optional[Callable]:
+        """The play function an option asks for (see the module docstring), or None."""
+        for option in self._options.values():
+            if option.play is not None:
+                play = option.play(self, self[option.name])
+                if play is not None:
+                    return play
+        return None
+
+    def search_args(self) -> Dict[str, Any]:
+        """Keyword arguments for `Searcher.search` from the options that declare one."""
+        return {o.search_arg: self[o.name] for o in self._options.values() if o.search_arg}
+
+
+# The hash limit: Searcher.resize_hash accepts 1..65536 MB; the loop also refuses a size
+# that does not fit in the machine's memory.
+MAX_HASH_MB = 65536
+# The ratings engine.levels can play (repeated here so that `uci` imports no engine code;
+# tests/test_uci_protocol.py checks that they agree).
+MIN_ELO, MAX_ELO = 600, 2400
+
+
+def standard_options() -> List[Option]:
+    """The options every Scacco declares, in the order GUIs show them."""
+    return [
+        Option("Hash", "spin", 16, 1, MAX_HASH_MB, while_searching=False,
+               on_change=lambda session, mb: session.resize_hash(mb),
+               doc="Size of the transposition table in MB."),
+        Option("Clear Hash", "button", while_searching=False,
+               on_change=lambda session, _: session.clear_hash(),
+               doc="Empty the transposition table and the move-ordering histories."),
+        Option("Threads", "spin", 1, 1, 1,
+               doc="Search threads. The search is single-threaded, so 1 is the only value."),
+        Option("MultiPV", "spin", 1, 1, 256, search_arg="multipv",
+               doc="Number of best lines to search and report (`info multipv k`)."),
+        Option("Ponder", "check", False,
+               doc="Lets the GUI send `go ponder`; the engine does not change its timing."),
+        Option("Move Overhead", "spin", 30, 0, 5000,
+               doc="Milliseconds kept back per move for GUI and transmission delays."),
+        Option("UCI_LimitStrength", "check", False, search_arg="limit_strength",
+               doc="Play at the rating UCI_Elo instead of full strength (engine.levels)."),
+        Option("UCI_Elo", "spin", 1500, MIN_ELO, MAX_ELO, search_arg="elo",
+               doc="The rating aimed at when UCI_LimitStrength is on."),
+        Option("Skill Level", "spin", 20, 0, 20, search_arg="skill_level",
+               doc="0 (weakest) to 20 (full strength); ignored when UCI_LimitStrength is on."),
+        Option("UCI_Chess960", "check", False,
+               doc="Chess960 castling: FENs with any rook file, castling printed as king "
+                   "takes rook. Takes effect at the next `position`."),
+    ]
