@@ -118,6 +118,8 @@ def play_weakened(searcher: Searcher, board: Board, level: Level, *,
         return result        # a mate the search saw is never thrown away
     choices = [info for info in lines if best.score - info.score <= level.margin
                and (info.score_mate is None or info.score_mate > 0)]
+    if not choices:
+        return result        # every line is lost to a mate: the longest defence, no noise
     weights = [math.exp(-(best.score - info.score) / level.temperature) for info in choices]
     chosen = rng.choices(choices, weights=weights, k=1)[0]
     pv = chosen.pv
