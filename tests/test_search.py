@@ -397,8 +397,7 @@ def test_fifty_move_rule_ends_a_won_ending(searcher):
 # King and rook against king: no capture or pawn move can reset the fifty-move counter, so a
 # mate in N is only possible if halfmove clock + 2N - 1 <= 100 (the mating move may be the
 # hundredth half-move, no later).  Stockfish 15.1 (depth 30) reports mate 13 and mate 11 here.
-# Scacco reports mate 15 and 13: table entries written at a lower clock are reused at a higher
-# one (score_from_tt takes rule50 but does not use it).
+# A table entry written at a lower clock must not bring back a mate that no longer fits.
 FIFTY_MOVE_MATES = [
     ("8/4k3/8/8/8/3K4/8/2R5 w - - 75 1", None),
     ("8/1k6/6R1/6K1/8/8/8/8 w - - 78 1", None),
@@ -406,7 +405,6 @@ FIFTY_MOVE_MATES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="TT mate scores ignore the fifty-move counter")
 @pytest.mark.parametrize("fen,warm_up", FIFTY_MOVE_MATES)
 def test_reported_mates_fit_before_the_fifty_move_rule(fen, warm_up):
     searcher = Searcher(16)
