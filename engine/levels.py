@@ -57,13 +57,30 @@ class Level:
                 f"candidates within {self.margin} cp, noise {self.temperature:.0f} cp")
 
 
+# Search budget anchors (rating -> nodes, depth), interpolated geometrically in between.  Set
+# by matches against Stockfish with UCI_LimitStrength at the same UCI_Elo (README).
+BUDGET_ANCHORS = [
+    (600, 300, 1),
+    (1500, 4000, 5),
+    (2100, 90000, 12),
+    (2400, 400000, 14),
+]
+
+
+def _budget(elo: int):
+    for (e0, n0, d0), (e1, n1, d1) in zip(BUDGET_ANCHORS, BUDGET_ANCHORS[1:]):
+        if e0 <= elo <= e1:
+            f = (elo - e0) / (e1 - e0)
+            return int(round(n0 * (n1 / n0) ** f)), int(round(d0 + f * (d1 - d0)))
+    raise ValueError(f"rating {elo} outside the anchors")
+
+
 def level_for_elo(elo: int) -> Level:
     """The level that aims at a rating (clamped to 600..2400).  Every parameter moves
     monotonically with the rating: more nodes and depth, fewer candidates, less noise."""
     elo = max(MIN_ELO, min(MAX_ELO, int(elo)))
     t = (elo - MIN_ELO) / (MAX_ELO - MIN_ELO)          # 0 at 600, 1 at 2400
-    nodes = int(round(400 * math.exp(t * math.log(400_000 / 400))))  # 400 .. 400k, geometric
-    depth = 1 + int(round(t * 13))                      # 1 .. 14
+    nodes, depth = _budget(elo)
     candidates = max(2, int(round(6 - 4 * t)))           # 6 .. 2
     margin = int(round(150 - 120 * t))                    # 150 .. 30 cp: less than a piece
     temperature = 100.0 * (1.0 - t) + 8.0                 # 108 .. 8 cp
@@ -118,6 +135,8 @@ def play_weakened(searcher: Searcher, board: Board, level: Level, *,
         return result        # a mate the search saw is never thrown away
     choices = [info for info in lines if best.score - info.score <= level.margin
                and (info.score_mate is None or info.score_mate > 0)]
+    if not choices:
+        return result        # every line is lost to a mate: the longest defence, no noise
     weights = [math.exp(-(best.score - info.score) / level.temperature) for info in choices]
     chosen = rng.choices(choices, weights=weights, k=1)[0]
     pv = chosen.pv

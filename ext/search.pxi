@@ -104,12 +104,18 @@ cdef inline int score_to_tt(int score, int ply) noexcept nogil:
         return score - ply
     return score
 
+# A stored mate that needs more plies than the fifty-move rule leaves is no longer a mate:
+# it comes back as the largest non-mate score, so no false mate distance reaches the root.
 cdef inline int score_from_tt(int score, int ply, int rule50) noexcept nogil:
     if score == VALUE_NONE:
         return VALUE_NONE
     if score >= VALUE_MATE_IN_MAX_PLY:
+        if VALUE_MATE - score > 99 - rule50:
+            return VALUE_MATE_IN_MAX_PLY - 1
         return score - ply
     if score <= VALUE_MATED_IN_MAX_PLY:
+        if VALUE_MATE + score > 99 - rule50:
+            return VALUE_MATED_IN_MAX_PLY + 1
         return score + ply
     return score
 

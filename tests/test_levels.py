@@ -106,3 +106,14 @@ def test_weak_level_does_not_give_away_a_piece_for_nothing():
                    and after.piece_type_at(reply.to_square) in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
                    and after.piece_type_at(reply.from_square) == chess.PAWN]
         assert not hanging, (move, [m.uci() for m in hanging])
+
+
+def test_weak_level_still_answers_when_every_line_is_mated():
+    # Black's only move (Kg8) is met by Ra8 mate; the weakened move must still be legal.
+    fen = "7k/8/6K1/8/8/8/8/R7 b - - 0 1"
+    ref = chess.Board(fen)
+    assert not ref.is_game_over()
+    searcher = Searcher()
+    for elo in (MIN_ELO, 1500, 2100):
+        result = play_weakened(searcher, Board(fen), level_for_elo(elo), rng=random.Random(3))
+        assert chess.Move.from_uci(result.best_move) in ref.legal_moves

@@ -398,29 +398,27 @@ def test_fifty_move_rule_ends_a_won_ending(searcher):
 # Against a lone king no capture or pawn move can reset the fifty-move counter, so a mate in N
 # is only possible if halfmove clock + 2N - 1 <= 100 (the mating move may be the hundredth
 # half-move, no later).  Stockfish 15.1 at depth 30: mate 8 for the queen position at clocks 0,
-# 80 and 84, mate 13 for the rook position at clock 75.  Scacco reuses table entries written at
-# a lower clock at a higher one (score_from_tt receives rule50 but ignores it), so it reports
-# mates that the fifty-move rule forestalls: after a search at clock 0 (where it finds a mate
-# in 12), the queen position at clock 80; and the rook position at clock 75 even cold.
+# 80 and 84, mate 13 and 11 for the rook positions at clocks 75 and 78.  A table entry written
+# at a lower clock must not bring back a mate that no longer fits (before acb278e Scacco
+# reported mate 12 for the queen position at clock 80 after a search at clock 0, and mate 18
+# for the first rook position at clock 75).
 FIFTY_MOVE_CASES = [  # (position, clock, table warmed at clock 0 first?)
     ("8/1k6/8/8/8/8/Q7/1K6 w - - {} 1", 80, True),
     ("8/1k6/8/8/8/8/Q7/1K6 w - - {} 1", 84, True),
     ("8/4k3/8/8/8/3K4/8/2R5 w - - {} 1", 75, False),
+    ("8/4k3/8/8/8/3K4/8/2R5 w - - {} 1", 78, True),
+    ("8/1k6/6R1/6K1/8/8/8/8 w - - {} 1", 78, False),
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="TT mate scores ignore the fifty-move counter")
-def test_reported_mates_fit_before_the_fifty_move_rule():
-    impossible = []
-    for template, clock, warm in FIFTY_MOVE_CASES:
-        searcher = Searcher(16)
-        if warm:
-            searcher.search(Board(template.format(0)), depth=18)
-        fen = template.format(clock)
-        result = searcher.search(Board(fen), depth=12 if warm else 20)
-        if result.score_mate is not None and clock + 2 * abs(result.score_mate) - 1 > 100:
-            impossible.append((fen, result.score_mate))
-    assert not impossible, f"mates past the fifty-move rule: {impossible}"
+@pytest.mark.parametrize("template,clock,warm", FIFTY_MOVE_CASES)
+def test_reported_mates_fit_before_the_fifty_move_rule(template, clock, warm):
+    searcher = Searcher(16)
+    if warm:
+        searcher.search(Board(template.format(0)), depth=18)
+    result = searcher.search(Board(template.format(clock)), depth=12 if warm else 20)
+    if result.score_mate is not None:
+        assert result.score_mate > 0 and clock + 2 * result.score_mate - 1 <= 100
 
 
 # ---------------------------------------------------------------------------------------------
