@@ -586,7 +586,9 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
 
     if not pv_node and not in_check:
         # Step 5. Reverse futility pruning: far above beta at low depth
-        if depth <= 8 and eval - 75 * (depth - improving) >= beta and eval < VALUE_MATE_IN_MAX_PLY:
+        # (not when beta is a mated score: that would hide a faster mate of the defender)
+        if (depth <= 8 and eval - 75 * (depth - improving) >= beta and eval < VALUE_MATE_IN_MAX_PLY
+                and beta > VALUE_MATED_IN_MAX_PLY):
             return eval
 
         # Step 6. Razoring: hopeless at depth 1-2 unless a capture saves it
