@@ -17,7 +17,7 @@ from typing import Callable, Dict, Optional
 from ext._core import MateSearch
 
 from engine.board import Board
-from engine.puzzles import MateSearchInterrupted, mate_line, shortest_mate
+from engine.puzzles import proven_mate_line
 from engine.search import SearchInfo, SearchResult, Searcher, VALUE_MATE
 
 __all__ = ["Level", "NAMED_LEVELS", "MIN_ELO", "MAX_ELO", "level_for_elo", "level_for_skill",
@@ -96,19 +96,11 @@ def level_for_skill(skill: int) -> Optional[Level]:
 
 
 def _proven_mate(board: Board, solver: MateSearch) -> Optional[SearchResult]:
-    try:
-        found = shortest_mate(board, GUARANTEED_MATE, solver, node_limit=MATE_PROOF_NODES)
-        if found is None:
-            return None
-        move, k = found
-        codes = mate_line(board, move, k, solver)
-    except MateSearchInterrupted:
+    proof = proven_mate_line(board, GUARANTEED_MATE, solver, node_limit=MATE_PROOF_NODES)
+    if proof is None:
         return None
-    walker = board.copy()
-    pv = []
-    for code in codes:
-        pv.append(walker.move_uci(code))
-        walker.push_code(code)
+    k, codes = proof
+    pv = Searcher._pv_text(board, codes)
     return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, None, k, pv, 2 * k - 1, solver.nodes,
                         [], VALUE_MATE - (2 * k - 1))
 

@@ -11,7 +11,8 @@ from ext._core import MateSearch
 
 from engine.board import Board
 
-__all__ = ["mating_moves", "shortest_mate", "mate_line", "MateSearchInterrupted"]
+__all__ = ["mating_moves", "shortest_mate", "mate_line", "proven_mate_line",
+           "MateSearchInterrupted"]
 
 
 class MateSearchInterrupted(Exception):
@@ -65,6 +66,20 @@ def shortest_mate(board: Board, n: int, solver: Optional[MateSearch] = None,
             if _prove(solver, move, k):
                 return move, k
     return None
+
+
+def proven_mate_line(board: Board, n: int, solver: MateSearch,
+                     node_limit: int = 0) -> Optional[Tuple[int, List[int]]]:
+    """(k, line of move codes) of a shortest forced mate in k <= n moves; None when there is
+    no mate within n or the proof did not finish within node_limit nodes."""
+    try:
+        found = shortest_mate(board, n, solver, node_limit=node_limit)
+        if found is None:
+            return None
+        move, k = found
+        return k, mate_line(board, move, k, solver)
+    except MateSearchInterrupted:
+        return None
 
 
 def mate_line(board: Board, move: int, k: int, solver: MateSearch) -> List[int]:

@@ -15,7 +15,7 @@ from typing import Callable, List, Optional, Sequence
 from ext._core import MATE_BOUND_PY, VALUE_INFINITE_PY, VALUE_MATE_PY, MateSearch, SearchCore
 
 from engine.board import Board
-from engine.puzzles import MateSearchInterrupted, mate_line, shortest_mate
+from engine.puzzles import proven_mate_line
 
 __all__ = ["Searcher", "SearchInfo", "SearchResult", "MAX_DEPTH"]
 
@@ -254,14 +254,10 @@ class Searcher:
         """Prove the shortest mate within n moves; None when there is none or no proof came."""
         solver = self._solver()
         start = time.monotonic()
-        try:
-            found = shortest_mate(board, n, solver, node_limit=EXACT_MATE_NODE_LIMIT)
-            if found is None:
-                return None
-            move, k = found
-            codes = mate_line(board, move, k, solver)
-        except MateSearchInterrupted:
+        proof = proven_mate_line(board, n, solver, node_limit=EXACT_MATE_NODE_LIMIT)
+        if proof is None:
             return None
+        k, codes = proof
         pv = self._pv_text(board, codes)
         elapsed = max(1, int((time.monotonic() - start) * 1000))
         info = SearchInfo(depth=2 * k - 1, seldepth=2 * k - 1, multipv=1, score_cp=None, score_mate=k,
