@@ -9,48 +9,17 @@ from engine import Board
 from engine.puzzles import mate_line, mating_moves, shortest_mate
 from ext._core import MateSearch
 from tests.conftest import REPO_ROOT, shared_file
-
-
-def attacker_mates(board: chess.Board, n: int) -> bool:
-    """Exhaustive: the side to move forces mate within n moves (python-chess only)."""
-    for move in list(board.legal_moves):
-        if n == 1 and not board.gives_check(move):
-            continue   # a move that is not check cannot be mate
-        board.push(move)
-        won = defender_loses(board, n)
-        board.pop()
-        if won:
-            return True
-    return False
-
-
-def defender_loses(board: chess.Board, n: int) -> bool:
-    if board.is_checkmate():
-        return True
-    if n == 1 or board.is_stalemate() or board.is_insufficient_material():
-        return False
-    for reply in list(board.legal_moves):
-        board.push(reply)
-        won = attacker_mates(board, n - 1)
-        board.pop()
-        if not won:
-            return False
-    return True
+from tests.oracles import forces_mate
 
 
 def reference_solutions(fen: str, n: int) -> set:
+    """Every first move that forces mate within n moves, by exhaustive python-chess search."""
     board = chess.Board(fen)
-    out = set()
-    for move in list(board.legal_moves):
-        board.push(move)
-        if defender_loses(board, n):
-            out.add(move.uci())
-        board.pop()
-    return out
+    return {move.uci() for move in list(board.legal_moves) if forces_mate(board, move, n)}
 
 
 # Positions with several solutions (found by a seeded random search over sparse positions;
-# the expected sets are computed by the exhaustive python-chess search above, in the test).
+# the expected sets are computed in the test by the exhaustive python-chess search).
 SEVERAL_SOLUTIONS = [
     ("8/8/1R6/3K4/8/4k3/5R2/8 w - - 0 1", 2),
     ("8/8/8/7R/4R3/k7/8/3K4 w - - 0 1", 2),

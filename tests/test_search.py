@@ -18,6 +18,7 @@ import pytest
 
 from engine.board import Board
 from engine.search import Searcher
+from tests.oracles import can_mate, forces_mate
 
 SHARED = Path(os.environ.get("SCACCO_SHARED") or Path(__file__).resolve().parents[2] / "shared")
 DATA = SHARED / "data"
@@ -49,34 +50,7 @@ def searcher(shared_searcher):
 
 
 # ---------------------------------------------------------------------------------------------
-# python-chess oracles
-
-def can_mate(board: chess.Board, moves: int) -> bool:
-    """Can the side to move force checkmate within `moves` of its own moves?"""
-    if moves <= 0:
-        return False
-    candidates = sorted(board.legal_moves, key=lambda m: not board.gives_check(m))
-    return any(forces_mate(board, move, moves) for move in candidates)
-
-
-def forces_mate(board: chess.Board, move: chess.Move, moves: int) -> bool:
-    """After `move`, does every defence allow checkmate within `moves` moves (this one counted)?"""
-    board.push(move)
-    try:
-        if board.is_checkmate():
-            return True
-        if moves <= 1 or board.is_game_over():
-            return False
-        for reply in list(board.legal_moves):
-            board.push(reply)
-            mate = can_mate(board, moves - 1)
-            board.pop()
-            if not mate:
-                return False
-        return True
-    finally:
-        board.pop()
-
+# python-chess oracles (can_mate and forces_mate live in tests/oracles.py)
 
 def is_mated_in_exactly(board: chess.Board, moves: int) -> bool:
     """Side to move is checkmated after at most `moves` opponent moves, and not sooner."""
