@@ -360,7 +360,7 @@ cdef class CoreBoard:
 
     def repetitions(self):
         """How many times the current position occurred earlier in the game."""
-        return repetition_count(&self.pos)
+        return repetition_count(&self.pos, MAX_PLY * 1024)
 
     def is_insufficient_material(self):
         return bool(insufficient_material(&self.pos))

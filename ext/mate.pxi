@@ -72,7 +72,7 @@ cdef int defender_loses(MateSolver* ms, int moves_left) noexcept nogil:
     if moves_left == 1:
         return 0
     # Automatic draws end the game before the attacker's next move.
-    if p.st.rule50 >= 150 or insufficient_material(p) or repetition_count(p) >= 4:
+    if p.st.rule50 >= 150 or insufficient_material(p) or repetition_count(p, 4) >= 4:
         return 0
     for i in range(n):
         make_move(p, moves[i])

@@ -312,8 +312,9 @@ cdef void unmake_null_move(Position* p) noexcept nogil:
 # Draw facts
 
 # Times the current position occurred before (same key: pieces, side, castling, en passant),
-# looking back no further than the last irreversible move or null move.
-cdef int repetition_count(Position* p) noexcept nogil:
+# looking back no further than the last irreversible move or null move; the scan stops once
+# `enough` earlier occurrences are found.
+cdef int repetition_count(Position* p, int enough) noexcept nogil:
     cdef int limit = p.st.rule50
     cdef int n = 0, i
     cdef int depth = <int>(p.st - p.states)
@@ -325,6 +326,8 @@ cdef int repetition_count(Position* p) noexcept nogil:
     while i <= limit:
         if (p.st - i).key == p.st.key:
             n += 1
+            if n >= enough:
+                break
         i += 2
     return n
 

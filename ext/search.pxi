@@ -174,25 +174,11 @@ cdef bint see_ge(Position* p, Move m, int threshold) noexcept nogil:
 # ---------------------------------------------------------------------------------------------
 # Draws inside the tree
 
-cdef inline bint has_repeated(Position* p) noexcept nogil:
-    cdef int limit = p.st.rule50, i
-    cdef int depth = <int>(p.st - p.states)
-    if p.st.plies_from_null < limit:
-        limit = p.st.plies_from_null
-    if limit > depth:
-        limit = depth
-    i = 4
-    while i <= limit:
-        if (p.st - i).key == p.st.key:
-            return True
-        i += 2
-    return False
-
 cdef inline bint is_draw(Position* p) noexcept nogil:
     cdef Move moves[MAX_MOVES]
     if p.st.rule50 >= 100:
         return p.st.checkers == 0 or generate_moves(p, GEN_ALL, moves) > 0
-    return has_repeated(p) or insufficient_material(p)
+    return repetition_count(p, 1) > 0 or insufficient_material(p)
 
 cdef inline bint has_non_pawn_material(Position* p, int color) noexcept nogil:
     return (p.by_color[color] & ~(p.by_type[PAWN] | p.by_type[KING])) != 0
@@ -409,7 +395,7 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply, int qdepth) noexc
     cdef bint in_check = p.st.checkers != 0
     cdef Move moves[MAX_MOVES]
     cdef int scores[MAX_MOVES]
-    cdef int n, i, score, best_score, stand_pat, tt_score = VALUE_NONE, bound, old_alpha = alpha
+    cdef int n, i, score, best_score, stand_pat, tt_score = VALUE_NONE, bound
     cdef Move m, tt_move = MOVE_NONE, best_move = MOVE_NONE
     cdef bint found
     cdef TTEntry* tte
@@ -516,7 +502,6 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     cdef TTEntry* tte
     cdef RootMove* rm
     cdef CheckInfo ci
-    cdef int old_alpha = alpha
 
     # Step 1. Quiescence at the horizon
     if depth <= 0:

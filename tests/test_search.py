@@ -7,21 +7,19 @@ a strong engine were computed once with Stockfish 15.1 (Debian, /usr/games/stock
 available in CI) and are stored below, each with how it was obtained.  No number in this file
 comes from Scacco's own output.
 """
-import os
 import re
 import threading
 import time
-from pathlib import Path
 
 import chess
 import pytest
 
 from engine.board import Board
 from engine.search import Searcher
+from tests.conftest import shared_data_dir
 from tests.oracles import can_mate, forces_mate
 
-SHARED = Path(os.environ.get("SCACCO_SHARED") or Path(__file__).resolve().parents[2] / "shared")
-DATA = SHARED / "data"
+DATA = shared_data_dir()
 
 
 def data_lines(name):
