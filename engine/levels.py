@@ -57,34 +57,38 @@ class Level:
                 f"candidates within {self.margin} cp, noise {self.temperature:.0f} cp")
 
 
-# Search budget anchors (rating -> nodes, depth), interpolated geometrically in between.  Set
-# by matches against Stockfish with UCI_LimitStrength at the same UCI_Elo (README).
-BUDGET_ANCHORS = [
-    (600, 300, 1),
-    (1500, 4000, 5),
-    (2100, 90000, 12),
-    (2400, 400000, 14),
+# The level at each anchor rating: (rating, nodes, depth, candidates, margin cp, noise cp).
+# In between, nodes are interpolated geometrically and the other columns linearly.  The
+# anchors from 1500 up were set by matches against Stockfish with UCI_LimitStrength at the same
+# UCI_Elo; below 1500, where Stockfish cannot be limited, by matches of each named level
+# against the one below it (README, "Calibration").
+LEVEL_ANCHORS = [
+    (600, 60, 1, 8, 200, 170.0),
+    (900, 500, 2, 6, 140, 100.0),
+    (1200, 1700, 4, 5, 110, 75.0),
+    (1500, 4000, 5, 4, 90, 58.0),
+    (1800, 18974, 8, 3, 70, 41.3),
+    (2100, 90000, 12, 3, 50, 24.7),
+    (2400, 400000, 14, 2, 30, 8.0),
 ]
-
-
-def _budget(elo: int):
-    for (e0, n0, d0), (e1, n1, d1) in zip(BUDGET_ANCHORS, BUDGET_ANCHORS[1:]):
-        if e0 <= elo <= e1:
-            f = (elo - e0) / (e1 - e0)
-            return int(round(n0 * (n1 / n0) ** f)), int(round(d0 + f * (d1 - d0)))
-    raise ValueError(f"rating {elo} outside the anchors")
 
 
 def level_for_elo(elo: int) -> Level:
     """The level that aims at a rating (clamped to 600..2400).  Every parameter moves
     monotonically with the rating: more nodes and depth, fewer candidates, less noise."""
     elo = max(MIN_ELO, min(MAX_ELO, int(elo)))
-    t = (elo - MIN_ELO) / (MAX_ELO - MIN_ELO)          # 0 at 600, 1 at 2400
-    nodes, depth = _budget(elo)
-    candidates = max(2, int(round(6 - 4 * t)))           # 6 .. 2
-    margin = int(round(150 - 120 * t))                    # 150 .. 30 cp: less than a piece
-    temperature = 100.0 * (1.0 - t) + 8.0                 # 108 .. 8 cp
-    return Level(elo, nodes, depth, candidates, margin, temperature)
+    for lower, upper in zip(LEVEL_ANCHORS, LEVEL_ANCHORS[1:]):
+        if lower[0] <= elo <= upper[0]:
+            break
+    e0, n0, d0, c0, m0, t0 = lower
+    e1, n1, d1, c1, m1, t1 = upper
+    f = (elo - e0) / (e1 - e0)
+    return Level(elo,
+                 nodes=int(round(n0 * (n1 / n0) ** f)),
+                 depth=int(round(d0 + f * (d1 - d0))),
+                 candidates=int(round(c0 + f * (c1 - c0))),
+                 margin=int(round(m0 + f * (m1 - m0))),
+                 temperature=t0 + f * (t1 - t0))
 
 
 def level_for_skill(skill: int) -> Optional[Level]:
@@ -121,6 +125,14 @@ def play_weakened(searcher: Searcher, board: Board, level: Level, *,
                              hard_time=hard_time, on_info=on_info)   # full strength: no level
     if result.best_move is None or not result.lines:
         return result
+    wanted = min(level.candidates, len(board.legal_moves()))
+    if len(result.lines) < wanted and not searcher.stop_requested:
+        # The node budget ran out inside the first iteration, before every candidate had a
+        # score: a budget that small is meant to play from a one-ply look, so the candidates
+        # get that look (a few hundred nodes at most), not a lone best move.
+        first = searcher.search(board, depth=1, multipv=level.candidates, hard_time=hard_time)
+        if len(first.lines) > len(result.lines):
+            result = first
     lines = sorted(result.lines, key=lambda info: info.score, reverse=True)
     best = lines[0]
     if best.score_mate is not None and best.score_mate > 0:

@@ -109,6 +109,11 @@ class Searcher:
         if self._mate_solver is not None:
             self._mate_solver.stop()
 
+    @property
+    def stop_requested(self) -> bool:
+        """True once stop() was called for the search that is running or last ran."""
+        return self._stop_requested
+
     def set_time_limits(self, soft_ms: Optional[float], hard_ms: Optional[float]) -> None:
         """(Re)set the time limits, measured from now (after ponderhit).  Thread-safe."""
         self._soft_start = time.monotonic()
