@@ -75,6 +75,25 @@ def test_weak_moves_are_legal_and_within_the_margin():
         reference.push_uci(result.best_move)
         if reference.is_game_over():
             break
+
+
+def test_smallest_budget_still_weighs_several_candidates():
+    # Kiwipete is full of captures: Beginner's node budget runs out inside the first
+    # iteration, and the level must still score its candidates and vary among them rather
+    # than always play the one line that was finished.
+    fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    searcher = Searcher()
+    level = level_for_elo(NAMED_LEVELS["Beginner"])
+    reference = chess.Board(fen)
+    played = set()
+    for seed in range(20):
+        searcher.clear()     # a warm table would let the budget go further than in a game
+        result = play_weakened(searcher, Board(fen), level, rng=random.Random(seed))
+        assert chess.Move.from_uci(result.best_move) in reference.legal_moves
+        played.add(result.best_move)
+    assert len(played) >= 2, played
+
+
 def test_weak_level_does_not_give_away_a_piece_for_nothing():
     # Black to move; the knight on f6 is attacked by the pawn on e5 and must not be left there.
     fen = "rnbqkb1r/pppppppp/5n2/4P3/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2"
