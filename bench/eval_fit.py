@@ -42,12 +42,11 @@ import chess
 import chess.engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.shared import shared_dir  # noqa: E402
 from ext._core import (EVAL_PARAMETERS, CoreBoard, EvalBatch, evaluation_terms,  # noqa: E402
                        get_eval_parameter, set_eval_parameter)
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-if not DATA.exists():
-    DATA = Path("/work/shared/data")
+DATA = shared_dir() / "data"
 SIGMOID_SCALE = 400.0 / 2.302585  # win probability 1 / (1 + 10^(-cp/400))
 
 

@@ -14,11 +14,10 @@ from pathlib import Path
 import chess
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.shared import shared_dir  # noqa: E402
 from ext._core import CoreBoard, _time_evaluate  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-if not DATA.exists():
-    DATA = Path("/work/shared/data")
+DATA = shared_dir() / "data"
 
 
 def positions(count, seed=1):

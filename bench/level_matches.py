@@ -10,7 +10,9 @@ Two kinds of match, all through the shared match runner (../shared/tools/match.p
     python bench/level_matches.py --stockfish --ladder --games 100 --concurrency 2
 
 The engine defaults to this checkout (`python -m uci` run from the repository root); pass
-`--engine CMD` to match an installed copy.  Every match's PGN and log go to --out.
+`--engine CMD` to match an installed copy.  The match runner and the openings come from the
+shared folder (next to the repository, or $SCACCO_SHARED).  Every match's PGN and log go to
+--out.
 """
 import argparse
 import re
@@ -22,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from engine.levels import NAMED_LEVELS  # noqa: E402
+from tests.shared import shared_dir  # noqa: E402
 
 SCORE = re.compile(r"^Score of .+: (\d+) - (\d+) - (\d+) \[([0-9.]+)\] (\d+)$")
 ELO = re.compile(r"^Elo difference: (\S+) \+/- (\S+)$")
@@ -46,12 +49,13 @@ def run_match(args, name, engine1, options1, engine2, options2, tag):
     wins = losses = draws = games = faults = None
     score = elo = error = None
     for line in result.stdout.splitlines():
-        if m := SCORE.match(line.strip()):
+        line = line.strip()
+        if m := SCORE.match(line):
             wins, losses, draws, score, games = (int(m[1]), int(m[2]), int(m[3]), float(m[4]),
                                                  int(m[5]))
-        elif m := ELO.match(line.strip()):
+        elif m := ELO.match(line):
             elo, error = m[1], m[2]
-        elif m := FAULTS.match(line.strip()):
+        elif m := FAULTS.match(line):
             faults = int(m[1])
     if score is None:
         raise SystemExit(f"match {tag}: no final score in the runner's output; see {out / tag}.log")
@@ -63,12 +67,10 @@ def main(argv=None):
     parser.add_argument("--stockfish", action="store_true", help="matches against limited Stockfish")
     parser.add_argument("--ladder", action="store_true", help="each named level against the one below")
     parser.add_argument("--elo", type=int, nargs="+", default=[1500, 1800, 2100])
-    parser.add_argument("--engine", default=f"{shlex.quote(sys.executable)} -m uci",
-                        help="Scacco command (default: this checkout)")
+    parser.add_argument("--engine", help="Scacco command (default: python -m uci in this checkout)")
     parser.add_argument("--stockfish-path", default="/usr/games/stockfish")
-    parser.add_argument("--match", default=str(ROOT.parent / "shared" / "tools" / "match.py"))
-    parser.add_argument("--openings",
-                        default=str(ROOT.parent / "shared" / "data" / "chessathome_openings.fen"))
+    parser.add_argument("--match", default=str(shared_dir() / "tools" / "match.py"))
+    parser.add_argument("--openings", default=str(shared_dir() / "data" / "chessathome_openings.fen"))
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--tc", default="10+0.1")
     parser.add_argument("--concurrency", type=int, default=2)
@@ -81,8 +83,9 @@ def main(argv=None):
         if not Path(path).is_file():
             parser.error(f"{what}: no file {path}")
     engine = args.engine
-    if args.engine == parser.get_default("engine"):
-        engine = f"sh -c {shlex.quote(f'cd {shlex.quote(str(ROOT))} && exec {args.engine}')}"
+    if engine is None:
+        checkout = f"cd {shlex.quote(str(ROOT))} && exec {shlex.quote(sys.executable)} -m uci"
+        engine = f"sh -c {shlex.quote(checkout)}"
 
     rows = []
     if args.stockfish:

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared import shared_dir
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def shared_data_dir() -> Path:
     """The shared/data folder: $SCACCO_SHARED/data, else ../shared/data next to the repo."""
-    override = os.environ.get("SCACCO_SHARED")
-    base = Path(override) if override else Path(__file__).resolve().parents[2] / "shared"
-    return base / "data"
+    return shared_dir() / "data"
 
 
 def shared_file(name: str) -> Path:
