@@ -1,8 +1,11 @@
-"""Build script: cythonizes the C-level core in ext/.
+"""Build script: cythonizes the C-level core in ext/ into the extension scacco.ext._core.
 
-SCACCO_DEBUG=1 builds with bounds checks, wraparound checks and C asserts switched on, for
-running the test suite against memory errors.  SCACCO_PORTABLE=1 leaves out -march=native
-(for binaries that move to another machine).
+By default the build is portable: no CPU-specific flags, so a wheel runs on any machine of
+its architecture.  SCACCO_NATIVE=1 tunes the build for the CPU that compiles it
+(-march=native): faster here, but the result may crash with an illegal instruction
+elsewhere, so never use it for wheels that are handed out.  SCACCO_DEBUG=1 builds with bounds
+checks, wraparound checks and C asserts switched on, for running the test suite against
+memory errors.
 """
 import os
 import sys
@@ -12,7 +15,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 DEBUG = os.environ.get("SCACCO_DEBUG", "") not in ("", "0")
-PORTABLE = os.environ.get("SCACCO_PORTABLE", "") not in ("", "0")
+NATIVE = os.environ.get("SCACCO_NATIVE", "") not in ("", "0")
 
 directives = {
     "language_level": 3,
@@ -30,14 +33,14 @@ else:
     if DEBUG:
         # Python's own CFLAGS carry -DNDEBUG; -UNDEBUG after them switches C asserts back on.
         compile_args = ["-O1", "-g", "-UNDEBUG", "-Wno-unused-function"]
-    elif not PORTABLE:
+    elif NATIVE:
         compile_args.append("-march=native")
 
 macros = [] if DEBUG else [("NDEBUG", "1")]
 
 extensions = [
     Extension(
-        "ext._core",
+        "scacco.ext._core",
         ["ext/_core.pyx"],
         extra_compile_args=compile_args,
         define_macros=macros,
@@ -49,7 +52,7 @@ extensions = [
 # into ext/.  With one shared tree a normal rebuild right after a debug build found the debug
 # library newer than its C source, skipped compiling, and setuptools' copy (which skips
 # targets newer than their source) left the debug (-O1, bounds-checked) library in place.
-BUILD_BASE = os.path.join("build", "debug" if DEBUG else "release")
+BUILD_BASE = os.path.join("build", "debug" if DEBUG else ("native" if NATIVE else "release"))
 
 
 class BuildExt(build_ext):

@@ -16,8 +16,8 @@ from pathlib import Path
 import chess
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from engine.board import Board  # noqa: E402
-from engine.search import Searcher  # noqa: E402
+from scacco.engine.board import Board  # noqa: E402
+from scacco.engine.search import Searcher  # noqa: E402
 
 
 def read_suite(path, limit=None):

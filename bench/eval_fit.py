@@ -43,7 +43,7 @@ import chess.engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.shared import shared_dir  # noqa: E402
-from ext._core import (EVAL_PARAMETERS, CoreBoard, EvalBatch, evaluation_terms,  # noqa: E402
+from scacco.ext._core import (EVAL_PARAMETERS, CoreBoard, EvalBatch, evaluation_terms,  # noqa: E402
                        get_eval_parameter, set_eval_parameter)
 
 DATA = shared_dir() / "data"

@@ -15,7 +15,7 @@ import chess
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.shared import shared_dir  # noqa: E402
-from ext._core import CoreBoard, _time_evaluate  # noqa: E402
+from scacco.ext._core import CoreBoard, _time_evaluate  # noqa: E402
 
 DATA = shared_dir() / "data"
 

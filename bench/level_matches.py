@@ -9,7 +9,7 @@ Two kinds of match, all through the shared match runner (../shared/tools/match.p
 
     python bench/level_matches.py --stockfish --ladder --games 100 --concurrency 2
 
-The engine defaults to this checkout (`python -m uci` run from the repository root); pass
+The engine defaults to this checkout (`python -m scacco` run from the repository root); pass
 `--engine CMD` to match an installed copy.  The match runner and the openings come from the
 shared folder (next to the repository, or $SCACCO_SHARED).  Every match's PGN and log go to
 --out.
@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from engine.levels import NAMED_LEVELS  # noqa: E402
+from scacco.engine.levels import NAMED_LEVELS  # noqa: E402
 from tests.shared import shared_dir  # noqa: E402
 
 SCORE = re.compile(r"^Score of .+: (\d+) - (\d+) - (\d+) \[([0-9.]+)\] (\d+)$")
@@ -67,7 +67,7 @@ def main(argv=None):
     parser.add_argument("--stockfish", action="store_true", help="matches against limited Stockfish")
     parser.add_argument("--ladder", action="store_true", help="each named level against the one below")
     parser.add_argument("--elo", type=int, nargs="+", default=[1500, 1800, 2100])
-    parser.add_argument("--engine", help="Scacco command (default: python -m uci in this checkout)")
+    parser.add_argument("--engine", help="Scacco command (default: python -m scacco in this checkout)")
     parser.add_argument("--stockfish-path", default="/usr/games/stockfish")
     parser.add_argument("--match", default=str(shared_dir() / "tools" / "match.py"))
     parser.add_argument("--openings", default=str(shared_dir() / "data" / "chessathome_openings.fen"))
@@ -84,7 +84,7 @@ def main(argv=None):
             parser.error(f"{what}: no file {path}")
     engine = args.engine
     if engine is None:
-        checkout = f"cd {shlex.quote(str(ROOT))} && exec {shlex.quote(sys.executable)} -m uci"
+        checkout = f"cd {shlex.quote(str(ROOT))} && exec {shlex.quote(sys.executable)} -m scacco"
         engine = f"sh -c {shlex.quote(checkout)}"
 
     rows = []

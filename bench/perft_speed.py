@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import Board  # noqa: E402
+from scacco.engine import Board  # noqa: E402
 
 POSITIONS = [
     # name, FEN, depth, published node count

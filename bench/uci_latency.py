@@ -60,10 +60,10 @@ def summary(name, values_ms, goal=None):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--engine", default=None, help="engine command (default: python -m uci)")
+    parser.add_argument("--engine", default=None, help="engine command (default: python -m scacco)")
     parser.add_argument("--movetime", type=int, default=200)
     args = parser.parse_args()
-    command = shlex.split(args.engine) if args.engine else [sys.executable, "-m", "uci"]
+    command = shlex.split(args.engine) if args.engine else [sys.executable, "-m", "scacco"]
 
     startup, ready, stop, movetime = [], [], [], []
     for _ in range(args.runs):

@@ -8,8 +8,8 @@ from __future__ import annotations
 import time
 from typing import Callable, Optional
 
-from engine.board import Board
-from engine.search import Searcher
+from .board import Board
+from .search import Searcher
 
 DEFAULT_DEPTH = 13
 

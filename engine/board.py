@@ -10,7 +10,7 @@ import enum
 from dataclasses import dataclass
 from typing import List, Optional
 
-from ext._core import STARTING_FEN, CoreBoard
+from ..ext._core import STARTING_FEN, CoreBoard
 
 __all__ = ["Board", "Outcome", "Termination", "STARTING_FEN"]
 

@@ -1,7 +1,7 @@
 """The static evaluation as a printable table, for the UCI `eval` command and debugging."""
 from __future__ import annotations
 
-from ext._core import CoreBoard, evaluate_board, evaluation_terms
+from ..ext._core import CoreBoard, evaluate_board, evaluation_terms
 
 __all__ = ["evaluate", "eval_table"]
 

@@ -14,14 +14,14 @@ import random
 from dataclasses import dataclass
 from typing import Callable, Dict, Optional
 
-from ext._core import MateSearch
+from ..ext._core import MateSearch
 
-from engine.board import Board
-from engine.puzzles import proven_mate_line
-from engine.search import SearchInfo, SearchResult, Searcher, VALUE_MATE
+from .board import Board
+from .puzzles import proven_mate_line
+from .search import SearchInfo, SearchResult, Searcher, VALUE_MATE
 
 __all__ = ["Level", "NAMED_LEVELS", "MIN_ELO", "MAX_ELO", "level_for_elo", "level_for_skill",
-           "play_weakened"]
+           "level_for_options", "play", "play_weakened"]
 
 MIN_ELO = 600
 MAX_ELO = 2400
@@ -146,3 +146,30 @@ def play_weakened(searcher: Searcher, board: Board, level: Level, *,
     pv = chosen.pv
     return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, chosen.score_cp, chosen.score_mate, pv,
                         result.depth, result.nodes, [chosen], chosen.score)
+
+
+def level_for_options(limit_strength: bool = False, elo: int = 1500,
+                      skill_level: int = 20) -> Optional[Level]:
+    """The level that the UCI options ask for: UCI_LimitStrength with UCI_Elo, else Skill
+    Level below 20; None for full strength."""
+    if limit_strength:
+        return level_for_elo(elo)
+    return level_for_skill(skill_level)
+
+
+def play(searcher: Searcher, board: Board, *, limit_strength: bool = False, elo: int = 1500,
+         skill_level: int = 20, rng: Optional[random.Random] = None,
+         **search_args) -> SearchResult:
+    """The move to play in a game: at the level the options ask for (limit_strength with
+    elo, or skill_level below 20) for a normal move, at full strength otherwise.  Analysis
+    (infinite, mate, MultiPV above 1, searchmoves) always runs at full strength.
+
+    search_args are Searcher.search's keywords (limits, multipv, callbacks).
+    """
+    level = level_for_options(limit_strength, elo, skill_level)
+    analysis = (search_args.get("infinite") or search_args.get("mate") is not None
+                or search_args.get("multipv", 1) != 1 or search_args.get("searchmoves"))
+    if level is None or analysis:
+        return searcher.search(board, **search_args)
+    return play_weakened(searcher, board, level, rng=rng, hard_time=search_args.get("hard_time"),
+                         on_info=search_args.get("on_info"), solver=searcher.mate_solver)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from ext._core import MateSearch
+from ..ext._core import MateSearch
 
-from engine.board import Board
+from .board import Board
 
 __all__ = ["mating_moves", "shortest_mate", "mate_line", "proven_mate_line",
            "MateSearchInterrupted"]

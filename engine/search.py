@@ -6,16 +6,15 @@ module runs the iterations, the aspiration windows and MultiPV lines, decides wh
 """
 from __future__ import annotations
 
-import random
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence
 
-from ext._core import MATE_BOUND_PY, VALUE_INFINITE_PY, VALUE_MATE_PY, MateSearch, SearchCore
+from ..ext._core import MATE_BOUND_PY, VALUE_INFINITE_PY, VALUE_MATE_PY, MateSearch, SearchCore
 
-from engine.board import Board
-from engine.puzzles import proven_mate_line
+from .board import Board
+from .puzzles import proven_mate_line
 
 __all__ = ["Searcher", "SearchInfo", "SearchResult", "MAX_DEPTH"]
 
@@ -81,7 +80,6 @@ class Searcher:
         self._lock = threading.Lock()
         self._stop_requested = False
         self._mate_solver: Optional[MateSearch] = None
-        self._rng = random.Random()
         self._soft_start = 0.0
         self._soft_ms: Optional[float] = None
 
@@ -127,31 +125,20 @@ class Searcher:
                hard_time: Optional[float] = None, multipv: int = 1,
                searchmoves: Optional[Sequence[str]] = None, infinite: bool = False,
                on_info: Optional[Callable[[SearchInfo], None]] = None,
-               on_currmove: Optional[Callable[[int, str, int], None]] = None,
-               limit_strength: bool = False, elo: int = 1500, skill_level: int = 20) -> SearchResult:
-        """Search board (not modified) within the limits; see the module docstring.
-
-        With limit_strength (rating `elo`) or a skill_level below 20, a normal `go` plays at
-        that level (engine.levels); analysis (infinite, mate, MultiPV) stays at full strength.
+               on_currmove: Optional[Callable[[int, str, int], None]] = None) -> SearchResult:
+        """Search board (not modified) at full strength within the limits; see the module
+        docstring.  Playing levels are a layer above this (engine.levels.play).
 
         :raises ValueError: on a searchmoves entry that is not a legal move.
         """
-        level = self._level(limit_strength, elo, skill_level)
-        if level is not None and not infinite and mate is None and multipv == 1 and not searchmoves:
-            from engine.levels import play_weakened
-            self._stop_requested = False
-            return play_weakened(self, board, level, hard_time=hard_time, on_info=on_info,
-                                 solver=self._solver(), rng=self._rng)
         return self._search(board, depth=depth, nodes=nodes, mate=mate, soft_time=soft_time,
                             hard_time=hard_time, multipv=multipv, searchmoves=searchmoves,
                             infinite=infinite, on_info=on_info, on_currmove=on_currmove)
 
-    @staticmethod
-    def _level(limit_strength: bool, elo: int, skill_level: int):
-        if not limit_strength and skill_level >= 20:
-            return None
-        from engine.levels import level_for_elo, level_for_skill
-        return level_for_elo(elo) if limit_strength else level_for_skill(skill_level)
+    @property
+    def mate_solver(self) -> MateSearch:
+        """This searcher's exact mate solver (created on first use); stop() reaches it."""
+        return self._solver()
 
     def _solver(self) -> MateSearch:
         if self._mate_solver is None:

@@ -13,7 +13,7 @@ import random
 import chess
 import pytest
 
-from engine import Board, Termination
+from scacco.engine import Board, Termination
 
 # ---------------------------------------------------------------------------------------------
 # Comparison helpers

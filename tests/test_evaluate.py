@@ -9,7 +9,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from ext._core import CoreBoard, _taper, evaluate_board, evaluation_terms
+from scacco.ext._core import CoreBoard, _taper, evaluate_board, evaluation_terms
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 if not DATA.exists():
@@ -193,8 +193,8 @@ def test_terms_add_up_to_the_score():
 
 
 def test_eval_table_prints_every_term():
-    from engine import Board
-    from engine.evaluation import eval_table
+    from scacco.engine import Board
+    from scacco.engine.evaluation import eval_table
 
     table = eval_table(Board())
     for name in ("material+psq", "pawns", "passed", "mobility", "pieces", "threats", "king"):

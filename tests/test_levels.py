@@ -4,10 +4,10 @@ import random
 import chess
 import pytest
 
-from engine import Board
-from engine.levels import (MAX_ELO, MIN_ELO, NAMED_LEVELS, level_for_elo, level_for_skill,
+from scacco.engine import Board
+from scacco.engine.levels import (MAX_ELO, MIN_ELO, NAMED_LEVELS, level_for_elo, level_for_skill,
                            play_weakened)
-from engine.search import Searcher
+from scacco.engine.search import Searcher
 from tests.conftest import shared_file
 from tests.oracles import forces_mate
 

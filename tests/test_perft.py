@@ -12,7 +12,7 @@ import chess
 import pytest
 
 from conftest import REPO_ROOT, is_shredder_castling, read_perft_epd, shared_file
-from engine import Board
+from scacco.engine import Board
 
 CI_MAX_NODES = 2_000_000
 
@@ -117,7 +117,7 @@ def python_chess_divide(fen: str, depth: int, chess960: bool):
 
 def run_scacco(*args):
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    result = subprocess.run([sys.executable, "-m", "uci", *args], cwd=REPO_ROOT, env=env,
+    result = subprocess.run([sys.executable, "-m", "scacco", *args], cwd=REPO_ROOT, env=env,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     return result.stdout
@@ -165,7 +165,7 @@ def test_perft_command_total_matches_reference():
 
 def test_perft_command_rejects_bad_fen():
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
-    result = subprocess.run([sys.executable, "-m", "uci", "perft", "2", "--fen", "8/8/8/8 w - - 0 1"],
+    result = subprocess.run([sys.executable, "-m", "scacco", "perft", "2", "--fen", "8/8/8/8 w - - 0 1"],
                             cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode != 0
     assert "bad FEN" in result.stderr and "rank" in result.stderr

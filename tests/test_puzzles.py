@@ -5,9 +5,9 @@ import sys
 import chess
 import pytest
 
-from engine import Board
-from engine.puzzles import mate_line, mating_moves, shortest_mate
-from ext._core import MateSearch
+from scacco.engine import Board
+from scacco.engine.puzzles import mate_line, mating_moves, shortest_mate
+from scacco.ext._core import MateSearch
 from tests.conftest import REPO_ROOT, shared_file
 from tests.oracles import forces_mate
 
@@ -96,7 +96,7 @@ def test_no_mate_means_no_moves():
 
 
 def run_solve(*args):
-    return subprocess.run([sys.executable, "-m", "uci", "solve", *args], cwd=REPO_ROOT,
+    return subprocess.run([sys.executable, "-m", "scacco", "solve", *args], cwd=REPO_ROOT,
                           capture_output=True, text=True, timeout=120)
 
 

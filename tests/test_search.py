@@ -14,8 +14,8 @@ import time
 import chess
 import pytest
 
-from engine.board import Board
-from engine.search import Searcher
+from scacco.engine.board import Board
+from scacco.engine.search import Searcher
 from tests.conftest import shared_data_dir
 from tests.oracles import can_mate, forces_mate
 

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.timeman import clock_limits, movetime_limits
+from scacco.engine.timeman import clock_limits, movetime_limits
 
 times = st.integers(min_value=-1000, max_value=10 ** 8)
 increments = st.integers(min_value=0, max_value=10 ** 5)

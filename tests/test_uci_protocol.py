@@ -7,11 +7,11 @@ from typing import List, Optional
 
 import pytest
 
-import engine
-import uci
-from uci.loop import Output, read_lines
-from uci.options import Option, OptionTable, standard_options
-from uci.protocol import (GoCommand, format_bestmove, format_info, parse_go, parse_position,
+import scacco
+from scacco import engine, uci
+from scacco.uci.loop import Output, read_lines
+from scacco.uci.options import Option, OptionTable, standard_options
+from scacco.uci.protocol import (GoCommand, format_bestmove, format_info, parse_go, parse_position,
                           parse_setoption, printable)
 
 PYPROJECT = pathlib.Path(__file__).resolve().parent.parent / "pyproject.toml"
@@ -223,17 +223,21 @@ def test_read_lines_caps_length_and_replaces_bad_bytes():
 
 
 def test_level_options_match_the_levels_the_engine_plays():
-    from engine import levels
-    from engine.search import Searcher
+    from scacco.engine import levels
+    from scacco.engine.search import Searcher
     import inspect
     table = OptionTable(standard_options())
     elo = table.find("UCI_Elo")
     assert (elo.minimum, elo.maximum) == (levels.MIN_ELO, levels.MAX_ELO)
-    parameters = inspect.signature(Searcher.search).parameters
+    parameters = {**inspect.signature(Searcher.search).parameters,
+                  **inspect.signature(levels.play).parameters}
     assert all(name in parameters for name in table.search_args())
 
 
 def test_versions_agree():
+    """One version: scacco._version, read by pyproject.toml, the subpackages and the metadata."""
+    from importlib.metadata import version
     text = PYPROJECT.read_text()
-    assert f'version = "{uci.__version__}"' in text
-    assert uci.__version__ == engine.__version__
+    assert 'version = {attr = "scacco._version.__version__"}' in text
+    assert uci.__version__ == engine.__version__ == scacco.__version__
+    assert version("scacco") == scacco.__version__

@@ -9,7 +9,7 @@ from typing import List, Optional
 import chess
 import pytest
 
-from uci.loop import Output, Session
+from scacco.uci.loop import Output, Session
 
 
 class Lines:
@@ -162,7 +162,7 @@ def test_bound_lines_wait_for_the_quiet_start():
 
 
 def test_an_option_can_replace_the_search_without_touching_the_loop():
-    from uci.options import Option
+    from scacco.uci.options import Option
     calls = []
 
     def weakened(table):

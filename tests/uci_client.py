@@ -1,4 +1,4 @@
-"""A small UCI client for the subprocess tests: starts `python -m uci`, sends lines, and
+"""A small UCI client for the subprocess tests: starts `python -m scacco`, sends lines, and
 waits for answers with generous timeouts (they catch hangs; they are not speed tests)."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import time
 from typing import Callable, List, Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ENGINE_COMMAND = [sys.executable, "-m", "uci"]
+ENGINE_COMMAND = [sys.executable, "-m", "scacco"]
 HANG_TIMEOUT = 20.0
 
 

@@ -1,21 +1,20 @@
-"""Entry point of the `scacco` console script and of `python -m uci`.
+"""Entry point of the `scacco` console script and of `python -m scacco`.
 
-With no arguments Scacco speaks UCI on stdin/stdout.  Subcommands:
-
-    scacco perft DEPTH [--fen FEN] [--chess960] [--divide]
-    scacco bench [DEPTH]
-    scacco solve --fen FEN --mate N
+With no arguments Scacco speaks UCI on stdin/stdout; otherwise the first argument names a
+subcommand (COMMANDS below, listed by `scacco --help`).
 
 Imports are kept lazy: a GUI expects the reply to `uci` within a fraction of a second.
 """
 import sys
+
+from .._version import __version__
 
 
 def perft_command(argv):
     import argparse
     import time
 
-    from engine.board import STARTING_FEN, Board
+    from ..engine.board import STARTING_FEN, Board
 
     parser = argparse.ArgumentParser(prog="scacco perft",
                                      description="Count the leaf nodes of the legal move tree.")
@@ -49,7 +48,7 @@ def perft_command(argv):
 def bench_command(argv):
     import argparse
 
-    from engine.bench import DEFAULT_DEPTH, run_bench
+    from ..engine.bench import DEFAULT_DEPTH, run_bench
 
     parser = argparse.ArgumentParser(prog="scacco bench",
                                      description="Search the built-in bench positions to a fixed depth.")
@@ -65,8 +64,8 @@ def bench_command(argv):
 def solve_command(argv):
     import argparse
 
-    from engine.board import Board
-    from engine.puzzles import mating_moves
+    from ..engine.board import Board
+    from ..engine.puzzles import mating_moves
 
     parser = argparse.ArgumentParser(
         prog="scacco solve",
@@ -89,27 +88,46 @@ def solve_command(argv):
     return 0
 
 
+# name -> (function, one line for --help)
 COMMANDS = {
-    "perft": perft_command,
-    "bench": bench_command,
-    "solve": solve_command,
+    "perft": (perft_command, "count the leaf nodes of the legal move tree (move generator check)"),
+    "bench": (bench_command, "search the built-in bench positions; prints the node signature and speed"),
+    "solve": (solve_command, "print every first move that forces mate within N moves (exact proof)"),
 }
+
+
+def usage() -> str:
+    """The text of `scacco --help`: what the program is and one line per subcommand."""
+    width = max(len(name) for name in COMMANDS)
+    lines = [f"Scacco {__version__}: a UCI chess engine.",
+             "",
+             "usage: scacco [--version | --help | COMMAND [ARGS...]]",
+             "",
+             "With no command, speaks UCI on standard input and output (load it in a chess GUI).",
+             "",
+             "commands:"]
+    lines += [f"  {name.ljust(width)}  {text}" for name, (_, text) in COMMANDS.items()]
+    lines += ["", "`scacco COMMAND --help` describes a command's arguments."]
+    return "\n".join(lines)
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if not argv:
-        from uci.loop import run
+        from .loop import run
         return run()
-    if argv[0] in ("-h", "--help"):
-        print(__doc__.strip())
+    if argv[0] in ("-h", "--help", "help"):
+        print(usage())
         return 0
-    command = COMMANDS.get(argv[0])
-    if command is None:
+    if argv[0] in ("-V", "--version"):
+        print(f"scacco {__version__}")
+        return 0
+    entry = COMMANDS.get(argv[0])
+    if entry is None:
         print(f"scacco: unknown command {argv[0]!r}; try one of: {', '.join(COMMANDS)} "
-              f"(or no argument for UCI)", file=sys.stderr)
+              f"(or no argument for UCI; scacco --help lists them)", file=sys.stderr)
         return 2
-    return command(argv[1:])
+    return entry[0](argv[1:])
 
 
 if __name__ == "__main__":

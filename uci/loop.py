@@ -21,15 +21,16 @@ so the reply to `uci` goes out within milliseconds of the start.
 from __future__ import annotations
 
 import os
+import random
 import sys
 import threading
 import time
 import traceback
 from typing import Callable, List, Optional
 
-from uci import __version__
-from uci.options import OptionTable, standard_options
-from uci.protocol import (format_bestmove, format_info, parse_go, parse_int, parse_position,
+from . import __version__
+from .options import OptionTable, standard_options
+from .protocol import (format_bestmove, format_info, parse_go, parse_int, parse_position,
                           parse_setoption, printable)
 
 __all__ = ["run", "Session", "Output", "read_lines", "MAX_LINE_BYTES"]
@@ -135,6 +136,7 @@ class Session:
         self._searcher = None
         self._searcher_error: Optional[str] = None
         self._job: Optional[Job] = None
+        self._rng = random.Random()       # the playing levels' choices
         self._commands = {
             "uci": self.cmd_uci,
             "debug": self.cmd_debug,
@@ -175,7 +177,7 @@ class Session:
     def board(self):
         """The current position (the start position until `position` says otherwise)."""
         if self._board is None:
-            from engine.board import Board
+            from ..engine.board import Board
             self._board = Board()
         return self._board
 
@@ -183,7 +185,7 @@ class Session:
         """The searcher, created on first use; None (said once) if it cannot be loaded."""
         if self._searcher is None and self._searcher_error is None:
             try:
-                from engine.search import Searcher
+                from ..engine.search import Searcher
                 self._searcher = Searcher(hash_mb=self.options["Hash"])
             except Exception as exc:
                 self._searcher_error = f"{type(exc).__name__}: {exc}"
@@ -297,7 +299,7 @@ class Session:
             self.clear_hash()
 
     def cmd_position(self, args: List[str], line: str) -> None:
-        from engine.board import STARTING_FEN, Board
+        from ..engine.board import STARTING_FEN, Board
         try:
             command = parse_position(args)
             board = Board(command.fen or STARTING_FEN, chess960=self.options["UCI_Chess960"])
@@ -377,7 +379,7 @@ class Session:
                 return
         if not self.make_idle("bench"):
             return
-        from engine.bench import run_bench
+        from ..engine.bench import run_bench
         self.start_job(Job("bench"), lambda: run_bench(depth=depth, out=self.out.line))
 
     def cmd_display(self, args: List[str], line: str) -> None:
@@ -395,7 +397,7 @@ class Session:
             self.out.line(row.rstrip())
 
     def cmd_eval(self, args: List[str], line: str) -> None:
-        from engine.evaluation import eval_table
+        from ..engine.evaluation import eval_table
         for row in eval_table(self.board).splitlines():
             self.out.line(row)
 
@@ -434,7 +436,7 @@ class Session:
 
     def _time_limits(self, go, board, root_count: int):
         """(soft_ms, hard_ms) from movetime or the clock of the side to move; None if neither."""
-        from engine.timeman import clock_limits, movetime_limits
+        from ..engine.timeman import clock_limits, movetime_limits
         if go.movetime is not None:
             return movetime_limits(go.movetime)
         time_left, increment = go.clock(board.turn)
@@ -503,7 +505,8 @@ class Session:
             callbacks = dict(on_info=lambda info: self._on_info(job, info),
                              on_currmove=lambda *a: self._on_currmove(job, *a))
             if play is None:
-                result = searcher.search(board, **callbacks, **kwargs)
+                from ..engine.levels import play as play_at_level
+                result = play_at_level(searcher, board, rng=self._rng, **callbacks, **kwargs)
             else:
                 result = play(searcher, board, **callbacks, **kwargs)
             best, ponder = result.best_move, result.ponder_move

@@ -2,7 +2,8 @@
 
 To add an option, append an `Option` to `standard_options()` (or `OptionTable.add` it):
 
-* `search_arg` names a keyword of `Searcher.search`; the value is passed with every `go`.
+* `search_arg` names a keyword of `engine.levels.play` (which takes `Searcher.search`'s
+  keywords and the level's); the value is passed with every `go`.
 * `on_change(session, value)` runs when the GUI sets the option (resize the hash, clear it,
   switch a playing level on the searcher); it may raise ValueError to refuse the value, which
   then stays as it was.
@@ -23,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
-from uci.protocol import parse_int, printable
+from .protocol import parse_int, printable
 
 __all__ = ["Option", "OptionTable", "standard_options", "normalize_name"]
 
@@ -143,7 +144,7 @@ class OptionTable:
         return None
 
     def search_args(self) -> Dict[str, Any]:
-        """Keyword arguments for `Searcher.search` from the options that declare one."""
+        """Keyword arguments for `engine.levels.play` from the options that declare one."""
         return {o.search_arg: self[o.name] for o in self._options.values() if o.search_arg}
 
 

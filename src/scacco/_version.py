@@ -1,0 +1,2 @@
+"""The version of Scacco: the one place it is written (pyproject.toml reads it from here)."""
+__version__ = "0.2.0"
