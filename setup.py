@@ -5,7 +5,8 @@ its architecture.  SCACCO_NATIVE=1 tunes the build for the CPU that compiles it
 (-march=native): faster here, but the result may crash with an illegal instruction
 elsewhere, so never use it for wheels that are handed out.  SCACCO_DEBUG=1 builds with bounds
 checks, wraparound checks and C asserts switched on, for running the test suite against
-memory errors.
+memory errors.  SCACCO_TUNING=1 makes the evaluation weights writable
+(set_eval_parameter) for bench/eval_fit.py; build it in a virtual environment of its own.
 """
 import os
 import sys
@@ -36,7 +37,11 @@ else:
     elif NATIVE:
         compile_args.append("-march=native")
 
+TUNING = os.environ.get("SCACCO_TUNING", "") not in ("", "0")
 macros = [] if DEBUG else [("NDEBUG", "1")]
+if TUNING:
+    # Evaluation weights writable from Python (bench/eval_fit.py); never for play.
+    macros.append(("SCACCO_TUNING", "1"))
 
 extensions = [
     Extension(
@@ -52,7 +57,8 @@ extensions = [
 # into ext/.  With one shared tree a normal rebuild right after a debug build found the debug
 # library newer than its C source, skipped compiling, and setuptools' copy (which skips
 # targets newer than their source) left the debug (-O1, bounds-checked) library in place.
-BUILD_BASE = os.path.join("build", "debug" if DEBUG else ("native" if NATIVE else "release"))
+FLAVOUR = "debug" if DEBUG else "native" if NATIVE else "release"
+BUILD_BASE = os.path.join("build", FLAVOUR + ("-tuning" if TUNING else ""))
 
 
 class BuildExt(build_ext):

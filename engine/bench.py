@@ -9,7 +9,7 @@ import time
 from typing import Callable, Optional
 
 from .board import Board
-from .search import Searcher
+from .search import Searcher, StopToken
 
 DEFAULT_DEPTH = 13
 
@@ -60,7 +60,7 @@ BENCH_FENS = [
 
 
 def run_bench(depth: Optional[int] = None, out: Callable[[str], None] = print,
-              hash_mb: int = 16) -> int:
+              hash_mb: int = 16, stop: Optional[StopToken] = None) -> int:
     """Search every bench position in turn to `depth`, starting from a fresh table; print the Stockfish-style
     summary and return the total node count (the bench signature)."""
     depth = DEFAULT_DEPTH if depth is None else depth
@@ -71,7 +71,10 @@ def run_bench(depth: Optional[int] = None, out: Callable[[str], None] = print,
     start = time.perf_counter()
     for number, fen in enumerate(BENCH_FENS, 1):
         board = Board(fen)
-        result = searcher.search(board, depth=depth)
+        result = searcher.search(board, depth=depth, stop=stop)
+        if stop is not None and stop.stopped:
+            out(f"info string bench stopped during position {number} of {len(BENCH_FENS)}")
+            return total_nodes
         total_nodes += result.nodes
         out(f"Position {number}/{len(BENCH_FENS)}: {fen}  bestmove {result.best_move}  nodes {result.nodes}")
     elapsed_ms = max(1, int((time.perf_counter() - start) * 1000))

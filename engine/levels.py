@@ -9,12 +9,13 @@ exactly before any weakening.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, List, Optional
 
-from ..ext._core import MateSearch
+from ..ext._core import MateSearch, StopToken
 
 from .board import Board
 from .puzzles import proven_mate_line
@@ -99,53 +100,80 @@ def level_for_skill(skill: int) -> Optional[Level]:
     return level_for_elo(MIN_ELO + skill * (MAX_ELO - MIN_ELO) // 20)
 
 
-def _proven_mate(board: Board, solver: MateSearch) -> Optional[SearchResult]:
-    proof = proven_mate_line(board, GUARANTEED_MATE, solver, node_limit=MATE_PROOF_NODES)
+def _proven_mate(board: Board, solver: MateSearch,
+                 stop: Optional[StopToken]) -> Optional[SearchResult]:
+    proof = proven_mate_line(board, GUARANTEED_MATE, solver, node_limit=MATE_PROOF_NODES, stop=stop)
     if proof is None:
         return None
     k, codes = proof
     pv = Searcher._pv_text(board, codes)
+    info = SearchInfo(depth=2 * k - 1, seldepth=2 * k - 1, multipv=1, score_cp=None, score_mate=k,
+                      bound=None, nodes=solver.nodes, nps=0, time_ms=0, hashfull=0, pv=pv,
+                      score=VALUE_MATE - (2 * k - 1))
     return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, None, k, pv, 2 * k - 1, solver.nodes,
-                        [], VALUE_MATE - (2 * k - 1))
+                        [info], info.score)
 
 
 def play_weakened(searcher: Searcher, board: Board, level: Level, *,
                   rng: Optional[random.Random] = None,
                   hard_time: Optional[float] = None,
                   on_info: Optional[Callable[[SearchInfo], None]] = None,
-                  solver: Optional[MateSearch] = None) -> SearchResult:
+                  solver: Optional[MateSearch] = None,
+                  stop: Optional[StopToken] = None,
+                  on_candidates: Optional[Callable[[List[SearchInfo]], None]] = None) -> SearchResult:
     """Choose a move at the given level.  The returned result's best_move is the move played;
-    its score is that of the chosen line."""
+    its score and line are those of the chosen candidate, and on_info hears that line only
+    (once, at the end), never the candidates the level did not play.  Everything it runs (the
+    mate proof, the searches) obeys the one stop token.  on_candidates, if given, hears the
+    candidate lines the choice was made from (none when a proven mate is played)."""
     rng = rng or random.Random()
     solver = solver or MateSearch()
-    mate = _proven_mate(board, solver)
-    if mate is not None:
-        return mate
+    stop = stop if stop is not None else StopToken()
+    if hard_time is not None:
+        stop.tighten(None, hard_time)
+    result = _proven_mate(board, solver, stop)
+    if result is None:
+        result = _choose(searcher, board, level, rng, stop, on_candidates)
+    if on_info is not None and result.lines:
+        on_info(result.lines[0])
+    return result
+
+
+def _choose(searcher: Searcher, board: Board, level: Level, rng: random.Random,
+            stop: StopToken, on_candidates) -> SearchResult:
+    """The level's move from a small MultiPV search (see the module docstring)."""
     result = searcher.search(board, nodes=level.nodes, depth=level.depth, multipv=level.candidates,
-                             hard_time=hard_time, on_info=on_info)   # full strength: no level
+                             stop=stop)
     if result.best_move is None or not result.lines:
         return result
     wanted = min(level.candidates, len(board.legal_moves()))
-    if len(result.lines) < wanted and not searcher.stop_requested:
+    if len(result.lines) < wanted and not stop.stopped:
         # The node budget ran out inside the first iteration, before every candidate had a
         # score: a budget that small is meant to play from a one-ply look, so the candidates
         # get that look (a few hundred nodes at most), not a lone best move.
-        first = searcher.search(board, depth=1, multipv=level.candidates, hard_time=hard_time)
+        first = searcher.search(board, depth=1, multipv=level.candidates, stop=stop)
         if len(first.lines) > len(result.lines):
             result = first
     lines = sorted(result.lines, key=lambda info: info.score, reverse=True)
+    if on_candidates is not None:
+        on_candidates(lines)
     best = lines[0]
     if best.score_mate is not None and best.score_mate > 0:
-        return result        # a mate the search saw is never thrown away
+        return _single_line(result, best)     # a mate the search saw is never thrown away
     choices = [info for info in lines if best.score - info.score <= level.margin
                and (info.score_mate is None or info.score_mate > 0)]
     if not choices:
-        return result        # every line is lost to a mate: the longest defence, no noise
+        return _single_line(result, best)     # every line is lost to a mate: the longest defence
     weights = [math.exp(-(best.score - info.score) / level.temperature) for info in choices]
-    chosen = rng.choices(choices, weights=weights, k=1)[0]
-    pv = chosen.pv
-    return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, chosen.score_cp, chosen.score_mate, pv,
-                        result.depth, result.nodes, [chosen], chosen.score)
+    return _single_line(result, rng.choices(choices, weights=weights, k=1)[0])
+
+
+def _single_line(result: SearchResult, chosen: SearchInfo) -> SearchResult:
+    """The result of playing `chosen`: its line, reported as the only (first) line."""
+    line = dataclasses.replace(chosen, multipv=1)
+    pv = line.pv
+    return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, line.score_cp, line.score_mate, pv,
+                        result.depth, result.nodes, [line], line.score)
 
 
 def level_for_options(limit_strength: bool = False, elo: int = 1500,
@@ -171,5 +199,8 @@ def play(searcher: Searcher, board: Board, *, limit_strength: bool = False, elo:
                 or search_args.get("multipv", 1) != 1 or search_args.get("searchmoves"))
     if level is None or analysis:
         return searcher.search(board, **search_args)
-    return play_weakened(searcher, board, level, rng=rng, hard_time=search_args.get("hard_time"),
-                         on_info=search_args.get("on_info"), solver=searcher.mate_solver)
+    stop = search_args.get("stop")
+    stop = stop if stop is not None else StopToken()
+    stop.tighten(None, search_args.get("hard_time"))    # a level is budgeted by nodes
+    return play_weakened(searcher, board, level, rng=rng, on_info=search_args.get("on_info"),
+                         solver=searcher.mate_solver, stop=stop)

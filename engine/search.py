@@ -6,33 +6,41 @@ module runs the iterations, the aspiration windows and MultiPV lines, decides wh
 """
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence
 
-from ..ext._core import MATE_BOUND_PY, VALUE_INFINITE_PY, VALUE_MATE_PY, MateSearch, SearchCore
+from ..ext._core import (MATE_BOUND_PY, VALUE_INFINITE_PY, VALUE_MATE_PY, MateSearch, SearchCore,
+                         StopToken)
 
 from .board import Board
-from .puzzles import proven_mate_line
+from .puzzles import MAX_MATE_MOVES, proven_mate_line
 
-__all__ = ["Searcher", "SearchInfo", "SearchResult", "MAX_DEPTH"]
+__all__ = ["Searcher", "SearchInfo", "SearchResult", "StopToken", "MAX_DEPTH", "MAX_CP"]
 
 MAX_DEPTH = 120
 VALUE_MATE = VALUE_MATE_PY
 VALUE_INFINITE = VALUE_INFINITE_PY
 MATE_BOUND = MATE_BOUND_PY
+# No centipawn score reaches a caller at or beyond 10000.
+MAX_CP = 9999
 # `go mate N` first tries an exact proof within this many nodes (a few seconds at most).
 EXACT_MATE_NODE_LIMIT = 30_000_000
 
 
 def score_to_cp_mate(score: int):
-    """(cp, mate) for a score: mate in moves (+ we mate, - we are mated) or centipawns."""
+    """(cp, mate) for a score: mate in moves (+ we mate, - we are mated) or centipawns.
+
+    Centipawns stay below MAX_CP in size: the search's non-mate scores are the evaluation
+    (at most 8000) and VALUE_WON (9000, a win whose mate does not fit before the fifty-move
+    rule), so the bound never cuts a real score; it keeps any score that is neither from
+    reaching a GUI as an impossible centipawn value.
+    """
     if score >= MATE_BOUND:
         return None, (VALUE_MATE - score + 1) // 2
     if score <= -MATE_BOUND:
         return None, -((VALUE_MATE + score) // 2)
-    return score, None
+    return max(-MAX_CP, min(MAX_CP, score)), None
 
 
 @dataclass
@@ -71,17 +79,18 @@ class SearchResult:
 class Searcher:
     """Owns a transposition table and the search histories; searches one board at a time.
 
+    Every search runs under a StopToken: the caller's (``stop=``), created before the search
+    starts so that a stop can never be lost, or a fresh one.  The token carries the stop flag
+    and the time limits and is shared by everything the search runs (C search, mate proof).
+
     :param hash_mb: transposition table size in megabytes.
     """
 
     def __init__(self, hash_mb: int = 16) -> None:
         self._check_hash(hash_mb)
         self._core = SearchCore(hash_mb)
-        self._lock = threading.Lock()
-        self._stop_requested = False
         self._mate_solver: Optional[MateSearch] = None
-        self._soft_start = 0.0
-        self._soft_ms: Optional[float] = None
+        self._token = StopToken()
 
     @staticmethod
     def _check_hash(mb) -> None:
@@ -94,29 +103,23 @@ class Searcher:
         self._core.resize_hash(mb)
 
     def clear(self) -> None:
-        """Empty the table and the histories (new game)."""
+        """Empty the table, the histories, the pawn cache and the mate table (new game)."""
         self._core.clear()
+        if self._mate_solver is not None:
+            self._mate_solver.clear()
 
     def hashfull(self) -> int:
         return self._core.hashfull()
 
     def stop(self) -> None:
-        """Make a running search return at once with its best move.  Thread-safe."""
-        self._stop_requested = True
-        self._core.stop()
-        if self._mate_solver is not None:
-            self._mate_solver.stop()
+        """Stop the running (or last) search's token.  Thread-safe.  A caller that may stop a
+        search before it starts passes its own token (search(stop=...)) and stops that."""
+        self._token.stop()
 
     @property
     def stop_requested(self) -> bool:
-        """True once stop() was called for the search that is running or last ran."""
-        return self._stop_requested
-
-    def set_time_limits(self, soft_ms: Optional[float], hard_ms: Optional[float]) -> None:
-        """(Re)set the time limits, measured from now (after ponderhit).  Thread-safe."""
-        self._soft_start = time.monotonic()
-        self._soft_ms = soft_ms
-        self._core.set_hard_limit(hard_ms)
+        """True once the running or last search was stopped or ran past its hard limit."""
+        return self._token.stopped
 
     # -- the driver ---------------------------------------------------------------------
 
@@ -125,30 +128,37 @@ class Searcher:
                hard_time: Optional[float] = None, multipv: int = 1,
                searchmoves: Optional[Sequence[str]] = None, infinite: bool = False,
                on_info: Optional[Callable[[SearchInfo], None]] = None,
-               on_currmove: Optional[Callable[[int, str, int], None]] = None) -> SearchResult:
+               on_currmove: Optional[Callable[[int, str, int], None]] = None,
+               stop: Optional[StopToken] = None) -> SearchResult:
         """Search board (not modified) at full strength within the limits; see the module
         docstring.  Playing levels are a layer above this (engine.levels.play).
 
-        :raises ValueError: on a searchmoves entry that is not a legal move.
+        soft_time and hard_time (ms from now) are added to the token's own limits (the tighter
+        wins); infinite ignores the soft limit.  Any mate >= 1 is accepted: up to
+        MAX_MATE_MOVES moves it is first proven exactly, beyond that searched for.
+
+        :raises ValueError: on a searchmoves entry that is not a legal move, or a bad limit.
         """
-        return self._search(board, depth=depth, nodes=nodes, mate=mate, soft_time=soft_time,
-                            hard_time=hard_time, multipv=multipv, searchmoves=searchmoves,
-                            infinite=infinite, on_info=on_info, on_currmove=on_currmove)
+        if mate is not None and (not isinstance(mate, int) or mate < 1):
+            raise ValueError(f"mate must be a positive number of moves, not {mate!r}")
+        token = stop if stop is not None else StopToken()
+        self._token = token
+        if soft_time is not None or hard_time is not None:
+            token.tighten(soft_time, hard_time)
+        return self._search(board, token, depth=depth, nodes=nodes, mate=mate, multipv=multipv,
+                            searchmoves=searchmoves, infinite=infinite, on_info=on_info,
+                            on_currmove=on_currmove)
 
     @property
     def mate_solver(self) -> MateSearch:
-        """This searcher's exact mate solver (created on first use); stop() reaches it."""
-        return self._solver()
-
-    def _solver(self) -> MateSearch:
+        """This searcher's exact mate solver (created on first use)."""
         if self._mate_solver is None:
             self._mate_solver = MateSearch()
         return self._mate_solver
 
-    def _search(self, board: Board, *, depth, nodes, mate, soft_time, hard_time, multipv,
+    def _search(self, board: Board, token: StopToken, *, depth, nodes, mate, multipv,
                 searchmoves, infinite, on_info, on_currmove) -> SearchResult:
         core = self._core
-        self._stop_requested = False
         allowed = None
         if searchmoves:
             allowed = {board.parse_uci(m) for m in searchmoves}
@@ -162,30 +172,29 @@ class Searcher:
                 on_currmove(depth, board.move_uci(code), number)
             core.set_root_move_callback(report)
         try:
-            return self._run(board, core, depth=depth, nodes=nodes, mate=mate, soft_time=soft_time,
-                             hard_time=hard_time, multipv=multipv, searchmoves=searchmoves,
-                             infinite=infinite, on_info=on_info)
+            return self._run(board, core, token, depth=depth, nodes=nodes, mate=mate,
+                             multipv=multipv, searchmoves=searchmoves, infinite=infinite,
+                             on_info=on_info)
         finally:
             core.set_root_move_callback(None)
 
-    def _run(self, board: Board, core, *, depth, nodes, mate, soft_time, hard_time, multipv,
+    def _run(self, board: Board, core, token: StopToken, *, depth, nodes, mate, multipv,
              searchmoves, infinite, on_info) -> SearchResult:
-        if mate is not None and mate >= 1 and not infinite and multipv == 1 and not searchmoves:
-            proven = self._exact_mate(board, mate, on_info)
+        proof_nodes = 0
+        if mate is not None and not infinite and multipv == 1 and not searchmoves \
+                and mate <= MAX_MATE_MOVES:
+            proven, proof_nodes = self._exact_mate(board, token, mate, depth, nodes, on_info)
             if proven is not None:
                 return proven
-            if self._stop_requested:
-                # stopped during the proof: a normal one-ply answer still gives a legal move
-                depth = 1
-            elif depth is None and nodes is None and soft_time is None and hard_time is None:
-                # no mate within n (or no proof in time): an ordinary search of matching depth
-                depth = 2 * mate + 4
+            if token.stopped:
+                depth = 1     # the limits ended the proof: the quickest legal answer
+            elif nodes is not None:
+                nodes = max(1, nodes - proof_nodes)
+        if mate is not None and depth is None and nodes is None and token.soft_limit is None \
+                and not token.has_hard_limit and not infinite:
+            depth = 2 * mate + 4      # no mate proven within n: a search of matching depth
         max_depth = MAX_DEPTH if depth is None or infinite else max(1, min(depth, MAX_DEPTH))
-        self._soft_start = time.monotonic()
-        self._soft_ms = soft_time
-        core.start(nodes or 0, hard_time)
-        if self._stop_requested:
-            core.stop()
+        core.start(token, nodes or 0)
 
         scores = [0] * multipv
         best_history: List[int] = []
@@ -210,7 +219,7 @@ class Searcher:
             completed_depth = iteration
             # Stopped inside the first iteration: report the lines that were finished (at least
             # one, whose move is legal whatever happened).
-            lines = [self._info(board, i, iteration, None) for i in range(max(finished, 1))]
+            lines = [self._info(board, i, iteration, None, proof_nodes) for i in range(max(finished, 1))]
             completed = lines
             if on_info is not None:
                 for info in lines:
@@ -225,30 +234,41 @@ class Searcher:
                     break
             if infinite:
                 continue
-            if self._soft_ms is not None and core.root_count == 1 and iteration >= 4:
+            timed = token.soft_limit is not None
+            if timed and core.root_count == 1 and iteration >= 4:
                 break  # a forced move needs no thinking
-            if self._time_is_up(best_history):
+            if self._time_is_up(token, best_history):
                 break
             if best_score >= MATE_BOUND and iteration >= 2 * ((VALUE_MATE - best_score + 1) // 2) + 6 \
                     and depth is None and mate is None:
-                if self._soft_ms is not None:
+                if timed:
                     break
 
         if not completed:
-            completed = [self._info(board, 0, max(completed_depth, 1), None)]
+            completed = [self._info(board, 0, max(completed_depth, 1), None, proof_nodes)]
         best = completed[0]
         pv = best.pv
         ponder = pv[1] if len(pv) > 1 else self._ponder_from_table(board, pv[0])
         return SearchResult(pv[0], ponder, best.score_cp, best.score_mate, pv,
-                            completed_depth, core.nodes, completed, best.score)
+                            completed_depth, core.nodes + proof_nodes, completed, best.score)
 
-    def _exact_mate(self, board: Board, n: int, on_info) -> Optional[SearchResult]:
-        """Prove the shortest mate within n moves; None when there is none or no proof came."""
-        solver = self._solver()
+    def _exact_mate(self, board: Board, token: StopToken, n: int, depth: Optional[int],
+                    nodes: Optional[int], on_info):
+        """(result, nodes): the proven shortest mate within n moves, or None when there is none
+        or the limits ended the proof.  A depth limit d bounds the mates looked for to those
+        that fit in d plies; a node limit and the token bound the proof; with a hard deadline
+        the proof may use half the time left, so that an ordinary search still has some."""
+        solver = self.mate_solver
+        if depth is not None:
+            n = min(n, max(1, (depth + 1) // 2))
+        node_limit = min(EXACT_MATE_NODE_LIMIT, nodes) if nodes else EXACT_MATE_NODE_LIMIT
+        remaining = token.remaining_hard_ms()
+        time_limit = None if remaining is None else max(0.0, remaining / 2)
         start = time.monotonic()
-        proof = proven_mate_line(board, n, solver, node_limit=EXACT_MATE_NODE_LIMIT)
+        proof = proven_mate_line(board, n, solver, node_limit=node_limit, stop=token,
+                                 time_limit_ms=time_limit)
         if proof is None:
-            return None
+            return None, solver.nodes
         k, codes = proof
         pv = self._pv_text(board, codes)
         elapsed = max(1, int((time.monotonic() - start) * 1000))
@@ -259,7 +279,7 @@ class Searcher:
         if on_info is not None:
             on_info(info)
         return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, None, k, pv, 2 * k - 1,
-                            solver.nodes, [info], info.score)
+                            solver.nodes, [info], info.score), solver.nodes
 
     def _aspiration(self, depth: int, previous: int, pv_index: int, board: Board,
                     on_info) -> int:
@@ -287,18 +307,19 @@ class Searcher:
                 on_info(self._info(board, pv_index, depth, bound))
             delta += delta // 2 + 5
 
-    def _time_is_up(self, best_history: List[int]) -> bool:
+    def _time_is_up(self, token: StopToken, best_history: List[int]) -> bool:
         """Soft limit: stretched while the best move keeps changing, shrunk when it is stable."""
-        if self._soft_ms is None:
+        soft = token.soft_limit
+        if soft is None:
             return False
         changes = sum(1 for a, b in zip(best_history[-4:], best_history[-3:]) if a != b)
         factor = 1.0 + 0.4 * changes
         if len(best_history) >= 6 and all(m == best_history[-1] for m in best_history[-6:]):
             factor *= 0.6
-        elapsed_ms = (time.monotonic() - self._soft_start) * 1000.0
-        return elapsed_ms >= self._soft_ms * factor
+        return token.soft_elapsed_ms() >= soft[1] * factor
 
-    def _info(self, board: Board, index: int, depth: int, bound: Optional[str]) -> SearchInfo:
+    def _info(self, board: Board, index: int, depth: int, bound: Optional[str],
+              extra_nodes: int = 0) -> SearchInfo:
         core = self._core
         move, score, previous, seldepth, pv_codes = core.root_move(index)
         if score == -VALUE_INFINITE:
@@ -306,9 +327,10 @@ class Searcher:
         pv = self._pv_text(board, pv_codes)
         elapsed = max(core.elapsed_ms(), 0.001)
         cp, mate = score_to_cp_mate(score)
+        nodes = core.nodes + extra_nodes
         return SearchInfo(depth=depth, seldepth=max(seldepth, depth), multipv=index + 1, score_cp=cp,
-                          score_mate=mate, bound=bound, nodes=core.nodes,
-                          nps=int(core.nodes * 1000 / elapsed), time_ms=int(elapsed),
+                          score_mate=mate, bound=bound, nodes=nodes,
+                          nps=int(nodes * 1000 / elapsed), time_ms=int(elapsed),
                           hashfull=core.hashfull(), pv=pv, score=score)
 
     @staticmethod

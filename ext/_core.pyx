@@ -3,6 +3,7 @@
 # move generation inline into the search.  Each concern lives in its own include file:
 #
 #   types.pxi      C types, enums, the move layout
+#   stop.pxi       the clock and the per-search stop token (StopToken)
 #   bitboard.pxi   attack tables and magic bitboards
 #   position.pxi   Position, StateInfo stack, Zobrist keys, make/unmake, draw facts
 #   movegen.pxi    legal move generation and perft
@@ -15,6 +16,7 @@
 #   search_api.pxi the Python-facing SearchCore driven by engine/search.py
 
 include "types.pxi"
+include "stop.pxi"
 include "bitboard.pxi"
 include "position.pxi"
 include "movegen.pxi"

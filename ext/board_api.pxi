@@ -370,26 +370,31 @@ cdef class CoreBoard:
         cdef int pc = self.pos.board[sq & 63]
         return PIECE_LETTERS[pc] if pc != NO_PIECE else None
 
-    def perft(self, int depth):
-        """Number of leaf nodes of the legal move tree of the given depth."""
+    def perft(self, int depth, StopToken stop=None):
+        """Number of leaf nodes of the legal move tree of the given depth.  With a stop token
+        that gets stopped, the count is partial: check stop.stopped."""
         cdef uint64_t nodes
+        cdef StopToken token = stop if stop is not None else StopToken()
         if depth < 0:
             raise ValueError("perft depth must be non-negative")
         if depth > MAX_PLY - 8:
             raise ValueError("perft depth too large")
         ensure_capacity(&self.pos, depth + 8)
         with nogil:
-            nodes = perft(&self.pos, depth)
+            nodes = perft(&self.pos, depth, &token.state)
         return nodes
 
-    def divide(self, int depth):
-        """Perft split by root move: a list of (uci, count)."""
+    def divide(self, int depth, StopToken stop=None):
+        """Perft split by root move: a list of (uci, count).  A stop token ends it early: the
+        list then holds the root moves counted before the stop (the last one maybe partly)."""
         out = []
         if depth < 1:
             raise ValueError("divide depth must be at least 1")
         for m in self.legal_move_codes():
+            if stop is not None and stop.stopped:
+                break
             text = self.move_uci(m)
             self.push_code(m)
-            out.append((text, self.perft(depth - 1)))
+            out.append((text, self.perft(depth - 1, stop)))
             self.pop()
         return out

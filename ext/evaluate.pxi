@@ -284,8 +284,9 @@ ctypedef struct EvalInfo:
     int mg[2]
     int eg[2]
 
-# The pawn-structure cache, keyed by the pawn Zobrist key.  Scores are per colour.  One
-# table for the process: a multi-threaded search would need one per thread.
+# The pawn-structure cache, keyed by the pawn Zobrist key.  Scores are per colour.  Each
+# searcher (each search thread) owns one table, reached through Position.pawn_cache; a
+# position without one (a board, a batch) computes its pawn entry afresh every time.
 ctypedef struct PawnEntry:
     uint64_t key
     Bitboard passed[2]
@@ -296,8 +297,16 @@ ctypedef struct PawnEntry:
     int king_eg[2]
 
 cdef enum:
-    PAWN_CACHE_SIZE = 16384     # a power of two
-cdef PawnEntry PAWN_CACHE[PAWN_CACHE_SIZE]
+    PAWN_CACHE_SIZE = 16384     # entries, a power of two
+
+# A zeroed pawn cache (key 0 is also the key of "no pawns", whose entry is all zeros: correct
+# as it stands), or NULL without memory.
+cdef PawnEntry* new_pawn_cache() noexcept nogil:
+    return <PawnEntry*>calloc(PAWN_CACHE_SIZE, sizeof(PawnEntry))
+
+cdef void clear_pawn_cache(PawnEntry* cache) noexcept nogil:
+    if cache != NULL:
+        memset(cache, 0, PAWN_CACHE_SIZE * sizeof(PawnEntry))
 
 # Fill the incremental material + piece-square tables (white on sq reads the table at
 # sq ^ 56, black is the mirror image with the sign reversed) and the masks.
@@ -338,11 +347,6 @@ cdef void init_evaluation() noexcept nogil:
         f = file_of(sq)
         r = rank_of(sq)
         CENTER_DISTANCE[sq] = max(max(3 - f, f - 4), max(3 - r, r - 4))
-    clear_pawn_cache()
-
-cdef void clear_pawn_cache() noexcept nogil:
-    memset(PAWN_CACHE, 0, sizeof(PAWN_CACHE))
-    # Key 0 is also the key of "no pawns", whose entry is all zeros: correct as it stands.
 
 # Blend a middlegame and an endgame score (white's view) by the game phase.
 cdef inline int taper(int mg, int eg, int phase) noexcept nogil:
@@ -406,9 +410,15 @@ cdef void evaluate_pawns(Position* p, int us, PawnEntry* e) noexcept nogil:
     e.mg[us] = mg
     e.eg[us] = eg
 
-cdef inline PawnEntry* probe_pawns(Position* p) noexcept nogil:
+# The pawn entry of the position: from the owner's cache, or computed into `scratch`.
+cdef inline PawnEntry* probe_pawns(Position* p, PawnEntry* scratch) noexcept nogil:
     cdef uint64_t key = p.st.pawn_key
-    cdef PawnEntry* e = &PAWN_CACHE[key & (PAWN_CACHE_SIZE - 1)]
+    cdef PawnEntry* e
+    if p.pawn_cache == NULL:
+        e = scratch
+        e.key = key ^ 1         # forces the computation below
+    else:
+        e = &(<PawnEntry*>p.pawn_cache)[key & (PAWN_CACHE_SIZE - 1)]
     if e.key != key:
         e.key = key
         e.king_square[WHITE] = 0
@@ -708,10 +718,11 @@ cdef int scale_factor(Position* p, int eg, PawnEntry* pe) noexcept nogil:
 
 cdef int evaluate_white(Position* p, EvalTrace* t) noexcept nogil:
     cdef EvalInfo ei
+    cdef PawnEntry scratch
     cdef PawnEntry* pe
     cdef int c, them, mg, eg, sf, weak, phase
     cdef Bitboard pawns
-    pe = probe_pawns(p)
+    pe = probe_pawns(p, &scratch)
     for c in range(2):
         them = c ^ 1
         pawns = pieces_of(p, c, PAWN)
@@ -761,6 +772,10 @@ cdef int evaluate_white(Position* p, EvalTrace* t) noexcept nogil:
         phase = PHASE_MAX
     return (mg * phase + eg * sf / 64 * (PHASE_MAX - phase)) / PHASE_MAX
 
+cdef enum:
+    # No static evaluation goes beyond this (search scores beyond it are wins or mates).
+    EVAL_LIMIT = 8000
+
 # The static evaluation in centipawns from the side to move's point of view.
 cdef int evaluate(Position* p) noexcept nogil:
     cdef int score
@@ -769,4 +784,9 @@ cdef int evaluate(Position* p) noexcept nogil:
     score = evaluate_white(p, NULL)
     if p.side == BLACK:
         score = -score
-    return score + TEMPO
+    score += TEMPO
+    if score > EVAL_LIMIT:
+        return EVAL_LIMIT
+    if score < -EVAL_LIMIT:
+        return -EVAL_LIMIT
+    return score

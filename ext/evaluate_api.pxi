@@ -49,10 +49,6 @@ def evaluation_terms(CoreBoard board):
         "insufficient_material": insufficient,
     }
 
-def clear_evaluation_cache():
-    """Empty the pawn-structure cache (for reproducible measurements)."""
-    clear_pawn_cache()
-
 cdef extern from *:
     """
     #ifdef _MSC_VER
@@ -71,10 +67,18 @@ def _time_evaluate(CoreBoard board, long n):
     """
     cdef long i, total = 0
     cdef Position* p = &board.pos
-    with nogil:
-        for i in range(n):
-            compiler_barrier()
-            total += evaluate(p)
+    cdef PawnEntry* cache = new_pawn_cache()     # as in a search: pawn entries are cached
+    if cache == NULL:
+        raise MemoryError()
+    p.pawn_cache = cache
+    try:
+        with nogil:
+            for i in range(n):
+                compiler_barrier()
+                total += evaluate(p)
+    finally:
+        p.pawn_cache = NULL
+        free(cache)
     return total
 
 def _taper(int mg, int eg, int phase):
@@ -143,15 +147,32 @@ def get_eval_parameter(str name):
     cdef int* address = parameter_address(i)
     return [address[k] for k in range(EVAL_PARAMETERS[i][1])]
 
+cdef extern from *:
+    """
+    #ifndef SCACCO_TUNING
+    #define SCACCO_TUNING 0
+    #endif
+    """
+    int SCACCO_TUNING
+
+TUNING_BUILD = bool(SCACCO_TUNING)
+
 def set_eval_parameter(str name, values):
-    """Overwrite a weight (for tuning only; empties the pawn cache)."""
+    """Overwrite a weight.  Only in a tuning build (SCACCO_TUNING=1 pip install -e ., in a
+    virtual environment of its own): in every other build the weights are read-only, so that
+    no searcher's evaluation can change under it.
+
+    :raises RuntimeError: in a normal build.  :raises ValueError: on a wrong count of values.
+    """
+    if not SCACCO_TUNING:
+        raise RuntimeError("evaluation weights are read-only in this build; tune in a build of "
+                           "its own (SCACCO_TUNING=1 pip install -e .)")
     cdef int i = [p[0] for p in EVAL_PARAMETERS].index(name)
     cdef int* address = parameter_address(i)
     if len(values) != EVAL_PARAMETERS[i][1]:
         raise ValueError(f"{name} needs {EVAL_PARAMETERS[i][1]} values, got {len(values)}")
     for k, v in enumerate(values):
         address[k] = v
-    clear_pawn_cache()
 
 cdef class EvalBatch:
     """Positions copied into C arrays (no game history), evaluated in one nogil loop."""

@@ -2,9 +2,17 @@
 # pruning that could hide a mate.  The attacker needs one move that works, the defender must
 # be beaten after every reply.  Only two sound shortcuts are taken: with one move left only
 # checking moves can mate, and proven or refuted positions are remembered per moves-left.
+#
+# The table is keyed on the position only, so it must hold only results that do not depend on
+# the way the position was reached.  Two automatic draws do depend on it: the 75-move rule and
+# fivefold repetition.  A result whose proof met one of them is not remembered (the `draws`
+# counter tells), and a remembered mate is used only while the 75-move rule cannot interrupt it.
+# With that the table stays valid from one position to the next and is never cleared between
+# proofs (only by clear()).
 
 cdef enum:
     MATE_TABLE_BITS = 20
+    MAX_MATE_MOVES = 60         # the deepest proof asked for (moves of the attacker)
 
 # One remembered result: the attacker (side to move) mates within `mate_within` moves when
 # that is > 0; it cannot within `no_mate_within` moves.
@@ -17,8 +25,29 @@ ctypedef struct MateSolver:
     Position pos
     MateEntry* table
     uint64_t nodes
-    uint64_t node_limit
-    int stop
+    uint64_t node_limit          # 0 = none
+    StopState* token             # the search's stop token (owned by the MateSearch object)
+    double deadline_ms           # this proof's own time limit (absolute), 0 = none
+    int countdown                # nodes to the next poll of the token
+    int cut                      # 1 once a limit ended the proof (stays until reset)
+    uint64_t draws               # automatic draws (75 moves, fivefold) met so far
+
+# True when the proof must end now: node limit, stop, or the hard deadline.
+cdef inline bint mate_cut(MateSolver* ms) noexcept nogil:
+    if ms.cut:
+        return True
+    if ms.node_limit and ms.nodes >= ms.node_limit:
+        ms.cut = 1
+        return True
+    ms.countdown -= 1
+    if ms.countdown > 0:
+        if load_int(&ms.token.stop):
+            ms.cut = 1
+        return ms.cut
+    ms.countdown = 1024
+    if (ms.deadline_ms > 0 and now_ms() >= ms.deadline_ms) or stop_due(ms.token):
+        ms.cut = 1
+    return ms.cut
 
 cdef inline MateEntry* mate_entry(MateSolver* ms, uint64_t key) noexcept nogil:
     return &ms.table[key & ((1 << MATE_TABLE_BITS) - 1)]
@@ -32,14 +61,17 @@ cdef int attacker_mates(MateSolver* ms, int moves_left) noexcept nogil:
     cdef MateEntry* e = mate_entry(ms, p.st.key)
     cdef CheckInfo ci
     cdef Move m
+    cdef uint64_t draws_before
     if e.key == p.st.key:
-        if e.mate_within > 0 and e.mate_within <= moves_left:
+        if (e.mate_within > 0 and e.mate_within <= moves_left
+                and p.st.rule50 + 2 * e.mate_within < 150):
             return 1
         if e.no_mate_within >= moves_left:
             return 0
     ms.nodes += 1
-    if (ms.node_limit and ms.nodes >= ms.node_limit) or load_int(&ms.stop):
+    if mate_cut(ms):
         return -1
+    draws_before = ms.draws
     n = generate_moves(p, GEN_ALL, moves)
     init_check_info(p, &ci)
     # Checks first, then captures: mates are found sooner, the order never changes the answer.
@@ -52,13 +84,15 @@ cdef int attacker_mates(MateSolver* ms, int moves_left) noexcept nogil:
         result = defender_loses(ms, moves_left)
         unmake_move(p, m)
         if result == 1:
-            remember_mate(ms, p.st.key, moves_left, True)
+            if ms.draws == draws_before:
+                remember_mate(ms, p.st.key, moves_left, True)
             return 1
         if result < 0:
             any_unknown = 1
     if any_unknown:
         return -1
-    remember_mate(ms, p.st.key, moves_left, False)
+    if ms.draws == draws_before:
+        remember_mate(ms, p.st.key, moves_left, False)
     return 0
 
 cdef int defender_loses(MateSolver* ms, int moves_left) noexcept nogil:
@@ -66,13 +100,22 @@ cdef int defender_loses(MateSolver* ms, int moves_left) noexcept nogil:
     attacker moves (or this is mate already), 0 when one defence holds, -1 when cut short."""
     cdef Position* p = &ms.pos
     cdef Move moves[MAX_MOVES]
-    cdef int n = generate_moves(p, GEN_ALL, moves), i, result, any_unknown = 0
+    cdef int n, i, result, any_unknown = 0
+    # Counted and polled here too: a proof that lives on remembered results visits few
+    # attacker nodes.
+    ms.nodes += 1
+    if mate_cut(ms):
+        return -1
+    n = generate_moves(p, GEN_ALL, moves)
     if n == 0:
         return 1 if p.st.checkers else 0
     if moves_left == 1:
         return 0
     # Automatic draws end the game before the attacker's next move.
-    if p.st.rule50 >= 150 or insufficient_material(p) or repetition_count(p, 4) >= 4:
+    if insufficient_material(p):
+        return 0
+    if p.st.rule50 >= 150 or repetition_count(p, 4) >= 4:
+        ms.draws += 1            # this result depends on the history: see the header
         return 0
     for i in range(n):
         make_move(p, moves[i])
@@ -119,8 +162,13 @@ cdef void order_for_mate(Position* p, CheckInfo* ci, Move* moves, int n) noexcep
         keys[j] = k
 
 cdef class MateSearch:
-    """Exact mate proofs on a copy of a board; see mate.pxi.  stop() is thread-safe."""
+    """Exact mate proofs on a copy of a board; see the header of mate.pxi.
+
+    Each proof runs under a node limit and a StopToken (reset() sets both); stop() stops the
+    current token from any thread.  The table of proven results survives set_position().
+    """
     cdef MateSolver* ms
+    cdef StopToken _token
 
     def __cinit__(self):
         self.ms = <MateSolver*>calloc(1, sizeof(MateSolver))
@@ -130,6 +178,8 @@ cdef class MateSearch:
         self.ms.table = <MateEntry*>calloc(1 << MATE_TABLE_BITS, sizeof(MateEntry))
         if self.ms.table == NULL:
             raise MemoryError()
+        self._token = StopToken()
+        self.ms.token = &self._token.state
 
     def __dealloc__(self):
         if self.ms != NULL:
@@ -139,27 +189,50 @@ cdef class MateSearch:
             self.ms = NULL
 
     def set_position(self, CoreBoard board):
+        """Prove from a copy of board (with its game history, for the draw rules)."""
         position_copy(&self.ms.pos, &board.pos)
+
+    def clear(self):
+        """Forget every remembered result."""
         memset(self.ms.table, 0, (1 << MATE_TABLE_BITS) * sizeof(MateEntry))
 
     def stop(self):
-        store_int(&self.ms.stop, 1)
+        """Stop the running proof (its token).  Thread-safe."""
+        self._token.stop()
 
     @property
     def nodes(self):
         return self.ms.nodes
 
-    def reset(self, node_limit=0):
+    @property
+    def token(self):
+        return self._token
+
+    def reset(self, node_limit=0, StopToken token=None, time_limit_ms=None):
+        """Start counting nodes from zero under node_limit (0: none), the given token (a fresh
+        one when None) and time_limit_ms from now (None: only the token's deadline).  The
+        token is never cleared here: a stop sent to it stays."""
         self.ms.nodes = 0
         self.ms.node_limit = node_limit or 0
-        store_int(&self.ms.stop, 0)
+        self.ms.deadline_ms = now_ms() + max(0.0, time_limit_ms) if time_limit_ms is not None else 0
+        self.ms.countdown = 0
+        self.ms.cut = 0
+        self._token = token if token is not None else StopToken()
+        self.ms.token = &self._token.state
+
+    @property
+    def cut(self):
+        """True when the node limit, the time limit or the token has ended the proof."""
+        return bool(self.ms.cut or (self.ms.node_limit and self.ms.nodes >= self.ms.node_limit)
+                    or (self.ms.deadline_ms > 0 and now_ms() >= self.ms.deadline_ms)
+                    or stop_due(self.ms.token))
 
     def move_mates(self, int move, int moves_left):
         """Does the legal move `move` force mate within moves_left moves (counting itself)?
-        True, False, or None when the node limit or stop() cut the proof short."""
+        True, False, or None when the node limit or the token cut the proof short."""
         cdef int result
-        if moves_left < 1 or moves_left > 60:
-            raise ValueError("moves_left must be in 1..60")
+        if moves_left < 1 or moves_left > MAX_MATE_MOVES:
+            raise ValueError(f"moves_left must be in 1..{MAX_MATE_MOVES}")
         if not is_legal_move(&self.ms.pos, <Move>move):
             raise ValueError("illegal move")
         ensure_capacity(&self.ms.pos, 2 * moves_left + 8)
@@ -172,8 +245,8 @@ cdef class MateSearch:
     def side_to_move_mates(self, int moves_left):
         """Can the side to move force mate within moves_left moves?  True/False/None."""
         cdef int result
-        if moves_left < 1 or moves_left > 60:
-            raise ValueError("moves_left must be in 1..60")
+        if moves_left < 1 or moves_left > MAX_MATE_MOVES:
+            raise ValueError(f"moves_left must be in 1..{MAX_MATE_MOVES}")
         ensure_capacity(&self.ms.pos, 2 * moves_left + 8)
         with nogil:
             result = attacker_mates(self.ms, moves_left)
@@ -194,3 +267,5 @@ cdef class MateSearch:
         cdef Move moves[MAX_MOVES]
         cdef int n = generate_moves(&self.ms.pos, GEN_ALL, moves), i
         return [moves[i] for i in range(n)]
+
+MAX_MATE_MOVES_PY = MAX_MATE_MOVES

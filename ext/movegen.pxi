@@ -219,14 +219,19 @@ cdef bint is_legal_move(Position* p, Move m) noexcept nogil:
     return False
 
 # Leaf nodes counted in bulk: at depth 1 the number of legal moves is the answer.
-cdef uint64_t perft(Position* p, int depth) noexcept nogil:
+# Leaf count of the legal move tree (bulk counting at the last ply).  It gives up, returning
+# a partial count, once the token's stop flag is set (read at every interior node: a load
+# beside a move generation).
+cdef uint64_t perft(Position* p, int depth, StopState* token) noexcept nogil:
     cdef Move moves[MAX_MOVES]
     cdef int n = generate_moves(p, GEN_ALL, moves), i
     cdef uint64_t nodes = 0
     if depth <= 1:
         return n if depth == 1 else 1
     for i in range(n):
+        if load_int(&token.stop):
+            break
         make_move(p, moves[i])
-        nodes += perft(p, depth - 1)
+        nodes += perft(p, depth - 1, token)
         unmake_move(p, moves[i])
     return nodes

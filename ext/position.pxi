@@ -37,6 +37,8 @@ ctypedef struct Position:
     StateInfo* st           # current state, st - states = number of moves on the stack
     StateInfo* states
     int capacity            # number of StateInfo records allocated
+    void* pawn_cache        # the owner's PawnEntry table (evaluate.pxi), or NULL: no caching.
+                            # Kept by position_copy: a copy never shares its source's cache.
 
 # Zobrist keys, from a fixed xorshift sequence so that keys are the same in every run.
 cdef uint64_t ZOBRIST_PSQ[16][64]
@@ -389,10 +391,12 @@ cdef int ensure_capacity(Position* p, int extra) except -1:
 cdef int position_copy(Position* dst, Position* src) except -1:
     cdef StateInfo* states = dst.states
     cdef int capacity = dst.capacity
+    cdef void* pawn_cache = dst.pawn_cache
     cdef int used = <int>(src.st - src.states) + 1
     memcpy(dst, src, sizeof(Position))
     dst.states = states
     dst.capacity = capacity
+    dst.pawn_cache = pawn_cache
     dst.st = states
     ensure_capacity(dst, used + MAX_PLY + 8)
     memcpy(dst.states, src.states, used * sizeof(StateInfo))

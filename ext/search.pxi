@@ -5,30 +5,6 @@
 
 from libc.math cimport log
 
-cdef extern from *:
-    """
-    #if defined(_WIN32)
-    #include <windows.h>
-    static double scacco_now_ms(void) {
-        LARGE_INTEGER f, c; QueryPerformanceFrequency(&f); QueryPerformanceCounter(&c);
-        return (double)c.QuadPart * 1000.0 / (double)f.QuadPart;
-    }
-    #else
-    #include <time.h>
-    static double scacco_now_ms(void) {
-        struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * 1000.0 + ts.tv_nsec / 1.0e6;
-    }
-    #endif
-    static inline int scacco_load_int(int* p) { return *(volatile int*)p; }
-    static inline void scacco_store_int(int* p, int v) { *(volatile int*)p = v; }
-    static inline double scacco_load_double(double* p) { return *(volatile double*)p; }
-    """
-    double now_ms "scacco_now_ms"() noexcept nogil
-    int load_int "scacco_load_int"(int* p) noexcept nogil
-    void store_int "scacco_store_int"(int* p, int v) noexcept nogil
-    double load_double "scacco_load_double"(double* p) noexcept nogil
-
 cdef enum:
     VALUE_DRAW = 0
     VALUE_MATE = 32000
@@ -36,6 +12,9 @@ cdef enum:
     VALUE_NONE = 32002
     VALUE_MATE_IN_MAX_PLY = 32000 - 2 * 128
     VALUE_MATED_IN_MAX_PLY = -(32000 - 2 * 128)
+    # Won (or lost) for sure, but with no mate that fits before the fifty-move rule: the
+    # largest score that is not a mate; the static evaluation stays below it (EVAL_LIMIT).
+    VALUE_WON = 9000
     HISTORY_MAX = 16384
 
 # Values used by move ordering, SEE and delta pruning (not by the evaluation).
@@ -82,8 +61,8 @@ ctypedef struct SearchData:
     uint64_t nodes
     uint64_t node_limit               # 0 = none
     double start_ms
-    double hard_deadline_ms           # absolute, 0 = none
-    int stop                          # set from another thread; read with load_int
+    StopState* token                  # the search's stop token (held by the SearchCore)
+    int stop                          # 1 once this search must end (node limit or token)
     void* root_move_callback          # a Python callable (owned by the SearchCore) or NULL
     int check_countdown
 
@@ -104,18 +83,20 @@ cdef inline int score_to_tt(int score, int ply) noexcept nogil:
         return score - ply
     return score
 
-# A stored mate that needs more plies than the fifty-move rule leaves is no longer a mate:
-# it comes back as the largest non-mate score, so no false mate distance reaches the root.
+# A stored mate in d plies fits when the mating move comes no later than the move that would
+# complete the fifty moves (d <= 100 - rule50; a mate on that move still counts).  A mate that
+# no longer fits is no longer a mate: it comes back as VALUE_WON, an ordinary winning score
+# below 10000 cp, so that no false mate distance (and no internal clamp value) reaches the root.
 cdef inline int score_from_tt(int score, int ply, int rule50) noexcept nogil:
     if score == VALUE_NONE:
         return VALUE_NONE
     if score >= VALUE_MATE_IN_MAX_PLY:
-        if VALUE_MATE - score > 99 - rule50:
-            return VALUE_MATE_IN_MAX_PLY - 1
+        if VALUE_MATE - score > 100 - rule50:
+            return VALUE_WON
         return score - ply
     if score <= VALUE_MATED_IN_MAX_PLY:
-        if VALUE_MATE + score > 99 - rule50:
-            return VALUE_MATED_IN_MAX_PLY + 1
+        if VALUE_MATE + score > 100 - rule50:
+            return -VALUE_WON
         return score + ply
     return score
 
@@ -230,8 +211,9 @@ cdef void report_root_move(SearchData* sd, Move m, int number) noexcept nogil:
 # ---------------------------------------------------------------------------------------------
 # Limits
 
+# The node limit is this search's own; the stop flag and the hard deadline come from the token,
+# polled every 1024 nodes (well under a millisecond).
 cdef inline void check_limits(SearchData* sd) noexcept nogil:
-    cdef double deadline
     if sd.node_limit and sd.nodes >= sd.node_limit:
         store_int(&sd.stop, 1)
         return
@@ -239,8 +221,7 @@ cdef inline void check_limits(SearchData* sd) noexcept nogil:
     if sd.check_countdown > 0:
         return
     sd.check_countdown = 1024
-    deadline = load_double(&sd.hard_deadline_ms)
-    if deadline > 0 and now_ms() >= deadline:
+    if stop_due(sd.token):
         store_int(&sd.stop, 1)
 
 # ---------------------------------------------------------------------------------------------

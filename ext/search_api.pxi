@@ -3,19 +3,28 @@
 
 
 cdef class SearchCore:
+    """One searcher's C state: table, histories, pawn cache, root moves.  Nothing in it is
+    shared with another SearchCore."""
     cdef SearchData* sd
     cdef object _root_move_callback
+    cdef StopToken _token          # the token of the current search (kept alive here)
 
     def __cinit__(self, int hash_mb=16):
         self.sd = <SearchData*>calloc(1, sizeof(SearchData))
         if self.sd == NULL:
             raise MemoryError()
         position_init(&self.sd.pos)
+        self.sd.pos.pawn_cache = new_pawn_cache()
+        if self.sd.pos.pawn_cache == NULL:
+            raise MemoryError()
         tt_resize(&self.sd.tt, hash_mb)
+        self._token = StopToken()
+        self.sd.token = &self._token.state
 
     def __dealloc__(self):
         if self.sd != NULL:
             tt_free(&self.sd.tt)
+            free(self.sd.pos.pawn_cache)
             position_free(&self.sd.pos)
             free(self.sd)
             self.sd = NULL
@@ -32,6 +41,7 @@ cdef class SearchCore:
         memset(self.sd.killers, 0, sizeof(self.sd.killers))
         memset(self.sd.countermoves, 0, sizeof(self.sd.countermoves))
         memset(self.sd.continuation, 0, sizeof(self.sd.continuation))
+        clear_pawn_cache(<PawnEntry*>self.sd.pos.pawn_cache)
 
     def hashfull(self):
         return tt_hashfull(&self.sd.tt)
@@ -64,22 +74,20 @@ cdef class SearchCore:
         sd.root_count = k
         return k
 
-    def start(self, node_limit=0, hard_ms=None):
-        """Reset counters and the stop flag for a new search."""
+    def start(self, StopToken token not None, node_limit=0):
+        """Reset the counters for a new search that ends at node_limit (0: none) or when the
+        token says (stop, hard deadline).  The token itself is never reset."""
         cdef SearchData* sd = self.sd
+        self._token = token
+        sd.token = &token.state
         sd.nodes = 0
         sd.node_limit = node_limit or 0
         sd.start_ms = now_ms()
-        sd.hard_deadline_ms = sd.start_ms + hard_ms if hard_ms is not None else 0
         sd.check_countdown = 0
         sd.seldepth = 0
-        store_int(&sd.stop, 0)
+        sd.stop = 1 if stop_due(sd.token) else 0
         tt_new_search(&sd.tt)
         memset(sd.killers, 0, sizeof(sd.killers))
-
-    def set_hard_limit(self, hard_ms):
-        """Move the hard deadline to hard_ms from now (None: no deadline).  Thread-safe."""
-        self.sd.hard_deadline_ms = now_ms() + hard_ms if hard_ms is not None else 0
 
     def set_root_move_callback(self, callback):
         """callback(depth, move_code, number) before each root move is searched, or None.
@@ -87,13 +95,15 @@ cdef class SearchCore:
         self._root_move_callback = callback    # keeps the reference the C side borrows
         self.sd.root_move_callback = <void*>callback if callback is not None else NULL
 
-    def stop(self):
-        """Ask the running search to return as soon as possible.  Thread-safe."""
-        store_int(&self.sd.stop, 1)
-
     @property
     def stopped(self):
-        return bool(load_int(&self.sd.stop))
+        """True when the search has ended on its node limit or its token."""
+        if load_int(&self.sd.stop):
+            return True
+        if stop_due(self.sd.token):
+            self.sd.stop = 1
+            return True
+        return False
 
     @property
     def nodes(self):

@@ -1,6 +1,6 @@
 """The UCI session in-process, with stand-in searchers that misbehave on purpose: a search
-that raises, answers an illegal move, or forgets a stop that arrived as it started.  The
-loop must still print exactly one legal bestmove."""
+that raises, answers an illegal move, or is slow to start while a stop arrives.  The loop
+must still print exactly one legal bestmove."""
 import threading
 import time
 from dataclasses import dataclass, field
@@ -65,33 +65,26 @@ class Info:
     pv: List[str] = field(default_factory=list)
 
 
-class ForgetfulSearcher:
-    """Clears its stop flag when search() begins (so a stop sent just before is lost) and
-    iterates until stopped, reporting each iteration, like an infinite search."""
+class SlowStartSearcher:
+    """Takes a while to begin searching (so a stop can arrive before, during or after its
+    start) and iterates until its stop token says so, reporting each iteration, like an
+    infinite search.  It knows nothing of the loop: only the token it is given."""
 
     def __init__(self, answer="e2e4", ponder=None, fail=False):
         self.answer, self.ponder, self.fail = answer, ponder, fail
-        self.stopped = False
         self.entered = threading.Event()
 
-    def search(self, board, on_info=None, on_currmove=None, **limits):
+    def search(self, board, on_info=None, on_currmove=None, stop=None, **limits):
         self.entered.set()
-        time.sleep(0.02)                # a stop in this window is forgotten:
-        self.stopped = False
+        time.sleep(0.02)
         if self.fail:
             raise RuntimeError("the core fell over")
         depth = 0
-        while not self.stopped and (limits.get("infinite") or depth < (limits.get("depth") or 3)):
+        while not stop.stopped and (limits.get("infinite") or depth < (limits.get("depth") or 3)):
             depth += 1
             time.sleep(0.01)
             on_info(Info(depth=depth, pv=[self.answer]))
         return Result(self.answer, self.ponder)
-
-    def stop(self):
-        self.stopped = True
-
-    def set_time_limits(self, soft, hard):
-        pass
 
     def clear(self):
         pass
@@ -104,23 +97,26 @@ def make_session(searcher):
     return session, stream
 
 
-def test_a_stop_lost_by_the_searcher_is_repeated():
-    searcher = ForgetfulSearcher()
+def test_a_stop_is_never_lost_whenever_it_arrives():
+    searcher = SlowStartSearcher()
     session, stream = make_session(searcher)
     session.handle("position startpos")
-    for _ in range(20):
+    for round_number in range(30):
         stream.lines.clear()
         searcher.entered.clear()
         session.handle("go infinite")
-        if _ % 2:
-            searcher.entered.wait()     # inside search(), before it clears its flag
+        if round_number % 3 == 1:
+            searcher.entered.wait()     # inside search(), before it looks at its token
+        elif round_number % 3 == 2:
+            time.sleep(0.05)            # while it iterates
         session.handle("stop")
         assert stream.wait_for("bestmove") == "bestmove e2e4"
-        session.make_idle("test")
+        assert session.wait_idle(10)
+        assert [line for line in stream.lines if line.startswith("bestmove")] == ["bestmove e2e4"]
 
 
 def test_a_failing_search_still_answers_with_a_legal_move():
-    session, stream = make_session(ForgetfulSearcher(fail=True))
+    session, stream = make_session(SlowStartSearcher(fail=True))
     session.handle("position startpos moves e2e4")
     session.handle("go depth 5")
     best = stream.wait_for("bestmove").split()[1]
@@ -134,7 +130,7 @@ def test_a_failing_search_still_answers_with_a_legal_move():
     ("e2e4", "e7e5", "bestmove e2e4 ponder e7e5"),
 ])
 def test_answers_are_checked(answer, ponder, expected):
-    session, stream = make_session(ForgetfulSearcher(answer=answer, ponder=ponder))
+    session, stream = make_session(SlowStartSearcher(answer=answer, ponder=ponder))
     session.handle("position startpos")
     session.handle("go depth 2 searchmoves g1f3 e2e4")
     line = stream.wait_for("bestmove")
@@ -146,7 +142,7 @@ def test_answers_are_checked(answer, ponder, expected):
 
 
 def test_bound_lines_wait_for_the_quiet_start():
-    class Bounded(ForgetfulSearcher):
+    class Bounded(SlowStartSearcher):
         def search(self, board, on_info=None, on_currmove=None, **limits):
             on_info(Info(depth=1, bound="lowerbound", pv=["e2e4"]))
             on_currmove(1, "e2e4", 1)
@@ -171,7 +167,7 @@ def test_an_option_can_replace_the_search_without_touching_the_loop():
             return searcher.search(board, **dict(kwargs, depth=1))
         return play
 
-    session, stream = make_session(ForgetfulSearcher(answer="d2d4"))
+    session, stream = make_session(SlowStartSearcher(answer="d2d4"))
     session.options.add(Option("Limit", "check", False,
                                play=lambda table, on: weakened(table) if on else None))
     session.options.add(Option("Strength", "spin", 1500, 600, 2400))
@@ -179,7 +175,7 @@ def test_an_option_can_replace_the_search_without_touching_the_loop():
     session.handle("position startpos")
     session.handle("go depth 4")
     stream.wait_for("bestmove")
-    session.make_idle("test")
+    assert session.wait_idle(10)
     assert calls == []
     stream.lines.clear()
     session.handle("setoption name limit value true")

@@ -1,19 +1,22 @@
-"""The UCI loop: stdin is read on the main thread, the search runs on a worker thread.
+"""The UCI loop: stdin is read on the main thread, all engine work runs on one worker thread.
 
 Threads and who owns what:
 
 * The main thread reads commands and owns the session state (options, current board).  It
-  never waits on a running search: `isready` is answered at once, `stop` and `ponderhit`
-  only flip flags and tell the searcher.
-* One worker thread at a time runs a job (a search, `go perft`, `bench`) on its own copy of
-  the board; the search releases the GIL, so the reader keeps reading.  A search job prints
+  never waits on the worker: `isready` is answered at once, `stop` and `ponderhit` only touch
+  the running job's StopToken, and `quit` leaves within milliseconds whatever runs.
+* The worker runs queued tasks one after the other: searches, `go perft`, `bench`, and the
+  commands that change what a search uses (`ucinewgame`, Hash, Clear Hash, loading the
+  searcher).  Only the worker touches the searcher, so nothing in it is ever shared.
+* Every job gets its StopToken when the command arrives, before the worker starts it, so no
+  `stop` or `ponderhit` can be lost: nothing ever clears a token.  A search job prints
   exactly one `bestmove`; in ponder and infinite mode it holds it until `stop`/`ponderhit`.
-* Both write through `Output`, which flushes every line under one lock.
+* Both threads write through `Output`, which flushes every line under one lock.
 
-Commands that would disturb a running search (`go`, `ucinewgame`, `bench`, setting Hash or
-Clear Hash) wait for it if it is already stopping (after `stop`) or about to finish on its
-own (`go perft`, `bench`); otherwise they are refused with an `info string`.  `position`
-and the other options are accepted during a search: they apply to the next one.
+A command that would disturb a running search (`go`, `ucinewgame`, `bench`, Hash, Clear Hash)
+is queued behind it when that search has been told to stop, or is a perft or bench that ends
+on its own (or at `stop`); otherwise it is refused with an `info string`.  `position` and the
+other options are accepted during a search: they apply to the next one.
 
 Importing the engine (and its Cython core) is delayed to the first command that needs it,
 so the reply to `uci` goes out within milliseconds of the start.
@@ -21,6 +24,7 @@ so the reply to `uci` goes out within milliseconds of the start.
 from __future__ import annotations
 
 import os
+import queue
 import random
 import sys
 import threading
@@ -43,6 +47,8 @@ ENGINE_AUTHOR = "the Scacco developers"
 MAX_LINE_BYTES = 1 << 20
 # Fail-high/fail-low lines and `currmove` lines appear only once a search is this old.
 QUIET_START_MS = 3000
+# `isready` waits at most this long for queued work before answering.
+READY_WAIT_S = 0.1
 # How long `quit` waits for the worker to finish before leaving anyway.
 QUIT_GRACE_S = 2.0
 
@@ -89,32 +95,94 @@ def read_lines(stream, limit: int = MAX_LINE_BYTES):
 
 
 class Job:
-    """One piece of work on the worker thread, with the flags the two threads share.
+    """One piece of work for the worker, with its stop token and the flags both threads use.
 
     `lock` guards the flags; `released` is set when a search may print its bestmove (at once
     for a normal search, at stop/ponderhit in ponder or infinite mode).
     """
 
     def __init__(self, kind: str, hold: bool = False) -> None:
-        self.kind = kind                  # "search", "perft" or "bench"
+        from ..engine.search import StopToken
+        self.kind = kind                  # "search", "perft", "bench" or "task"
+        self.token = StopToken()          # created now: a stop can never come before it
         self.lock = threading.Lock()
         self.released = threading.Event()
         if not hold:
             self.released.set()
         self.started_at = time.monotonic()
         self.cpu_started_at = time.process_time()
-        self.running = False              # the searcher has been entered
-        self.finished = False             # the result (bestmove) is being or has been printed
+        self.finished = False             # the worker is done with it
+        self.answered = False             # a search's bestmove is being or has been printed
         self.stop_requested = False
         self.pondering = False
         self.infinite = False
         self.ponder_limits = None         # (soft, hard) to apply at ponderhit
         self.ponderhit_at: Optional[float] = None
         self.cpu_at_ponderhit = 0.0
-        self.thread: Optional[threading.Thread] = None
 
     def elapsed_ms(self) -> int:
         return int((time.monotonic() - self.started_at) * 1000)
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stop_requested = True
+        self.token.stop()
+        self.released.set()
+
+
+class Worker:
+    """The thread that runs jobs one after another, in the order they were submitted."""
+
+    def __init__(self) -> None:
+        self._queue: "queue.Queue" = queue.Queue()
+        self._thread: Optional[threading.Thread] = None
+        self._pending = 0
+        self._unfinished: List[Job] = []
+        self._closing = False
+        self._idle = threading.Condition()
+
+    def submit(self, job: Job, target: Callable[[], None], on_error: Callable[[Job, Exception], None]) -> None:
+        with self._idle:
+            self._pending += 1
+            self._unfinished.append(job)
+        self._queue.put((job, target, on_error))
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="scacco-worker", daemon=True)
+            self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            job, target, on_error = self._queue.get()
+            try:
+                if not self._closing:
+                    target()
+            except Exception as exc:
+                on_error(job, exc)
+            finally:
+                with job.lock:
+                    job.finished = True
+                with self._idle:
+                    self._pending -= 1
+                    self._unfinished.remove(job)
+                    self._idle.notify_all()
+
+    def busy(self) -> bool:
+        return self._pending > 0
+
+    def unfinished(self) -> List[Job]:
+        """The job being run and those queued behind it, oldest first."""
+        with self._idle:
+            return list(self._unfinished)
+
+    def wait_idle(self, timeout: Optional[float] = None) -> bool:
+        """Wait until every submitted job has finished; False on timeout.  Never called by
+        the thread that reads standard input, except on the way out."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+
+    def close(self) -> None:
+        """Run nothing more that is still queued."""
+        self._closing = True
 
 
 def _physical_memory_mb() -> Optional[int]:
@@ -126,16 +194,18 @@ def _physical_memory_mb() -> Optional[int]:
 
 
 class Session:
-    """The engine as the GUI sees it: options, the current position, the running job."""
+    """The engine as the GUI sees it: options, the current position, the queued jobs."""
 
     def __init__(self, out: Output, options: Optional[OptionTable] = None) -> None:
         self.out = out
         self.options = options if options is not None else OptionTable(standard_options())
         self.debug = False
         self._board = None
-        self._searcher = None
+        self._searcher = None             # created and used on the worker thread only
         self._searcher_error: Optional[str] = None
-        self._job: Optional[Job] = None
+        self._hash_mb: Optional[int] = None   # the table size of the searcher, once it exists
+        self._job: Optional[Job] = None   # the job submitted last
+        self._worker = Worker()
         self._rng = random.Random()       # the playing levels' choices
         self._commands = {
             "uci": self.cmd_uci,
@@ -182,11 +252,14 @@ class Session:
         return self._board
 
     def searcher(self):
-        """The searcher, created on first use; None (said once) if it cannot be loaded."""
+        """The searcher, created on first use; None (said once) if it cannot be loaded.
+        Worker thread only."""
         if self._searcher is None and self._searcher_error is None:
             try:
                 from ..engine.search import Searcher
-                self._searcher = Searcher(hash_mb=self.options["Hash"])
+                mb = self.options["Hash"]
+                self._searcher = Searcher(hash_mb=mb)
+                self._hash_mb = mb
             except Exception as exc:
                 self._searcher_error = f"{type(exc).__name__}: {exc}"
                 traceback.print_exc(file=sys.stderr)
@@ -195,55 +268,64 @@ class Session:
         return self._searcher
 
     def resize_hash(self, mb: int) -> None:
-        """Option hook: a new table size (refused when larger than the machine's memory)."""
+        """Option hook: a new table size (refused when larger than the machine's memory).
+        The table is reallocated on the worker, before the next search."""
         memory = _physical_memory_mb()
         if memory is not None and mb > memory // 2:
             raise ValueError(f"Hash {mb} MB is more than half of this machine's {memory} MB")
-        if self._searcher is not None:
-            try:
-                self._searcher.resize_hash(mb)
-            except MemoryError:
-                raise ValueError(f"Hash {mb} MB could not be allocated") from None
+        self.submit(Job("task"), lambda: self._resize_hash(mb))
+
+    def _resize_hash(self, mb: int) -> None:
+        if self._searcher is None:
+            return                    # the searcher will be created at the size of the option
+        if mb == self._hash_mb:
+            return
+        try:
+            self._searcher.resize_hash(mb)
+            self._hash_mb = mb
+        except MemoryError:
+            self.out.info(f"Hash {mb} MB could not be allocated; keeping {self._hash_mb} MB")
+            option = self.options.find("Hash")
+            self.options.store(option, self._hash_mb)
 
     def clear_hash(self) -> None:
-        """Option hook (and ucinewgame): empty the table and the histories."""
-        searcher = self.searcher()
-        if searcher is not None:
-            searcher.clear()
+        """Option hook (and ucinewgame): empty the table and the histories, on the worker."""
+        def clear():
+            searcher = self.searcher()
+            if searcher is not None:
+                searcher.clear()
+        self.submit(Job("task"), clear)
 
-    # -- the running job ---------------------------------------------------------------
+    # -- jobs --------------------------------------------------------------------------
 
     def busy(self) -> bool:
-        job = self._job
-        return job is not None and not job.finished
+        return self._worker.busy()
 
-    def make_idle(self, what: str) -> bool:
-        """Wait for the running job if it will end by itself soon; else refuse `what`."""
+    def wait_idle(self, timeout: Optional[float] = None) -> bool:
+        """Wait for every queued job (tests and shutdown; the reader never waits)."""
+        return self._worker.wait_idle(timeout)
+
+    def admit(self, what: str) -> bool:
+        """May `what`, which must not disturb a search, be queued now?  Not while a search
+        runs that was not told to stop (it is then refused with an info string)."""
         job = self._job
         if job is None:
             return True
         with job.lock:
-            wait = job.finished or job.stop_requested or job.kind != "search"
-        if not wait:
+            blocking = (job.kind == "search" and not job.finished and not job.answered
+                        and not job.stop_requested)
+        if blocking:
             self.out.info(f"{what} ignored: a search is running (send stop first)")
             return False
-        job.thread.join()
-        self._job = None
         return True
 
-    def start_job(self, job: Job, target: Callable[[], None]) -> None:
-        def work():
-            try:
-                target()
-            except Exception as exc:
-                traceback.print_exc(file=sys.stderr)
-                self.out.info(f"internal error in {job.kind}: {type(exc).__name__}: {exc}")
-            finally:
-                with job.lock:
-                    job.finished = True
-        job.thread = threading.Thread(target=work, name=f"scacco-{job.kind}", daemon=True)
+    def submit(self, job: Job, target: Callable[[], None]) -> None:
         self._job = job
-        job.thread.start()
+        self._worker.submit(job, target, self._job_failed)
+
+    def _job_failed(self, job: Job, exc: Exception) -> None:
+        traceback.print_exc(file=sys.stderr)
+        self.out.info(f"internal error in {job.kind}: {type(exc).__name__}: {exc}")
 
     # -- commands ----------------------------------------------------------------------
 
@@ -261,11 +343,28 @@ class Session:
             self.out.info("debug takes on or off")
 
     def cmd_isready(self, args: List[str], line: str) -> None:
-        # While idle this is the moment to load the engine: GUIs wait for readyok anyway.
-        if not self.busy():
-            self.board
-            self.searcher()
-        self.out.line("readyok")
+        """readyok once the engine has caught up with what came before (a stopped search has
+        printed its bestmove, a queued ucinewgame is done), but never later than
+        READY_WAIT_S, and at once while a search runs that was not told to stop."""
+        if self._searcher is None and self._searcher_error is None:
+            self.board                          # the core is loaded here, the searcher...
+            self.submit(Job("task"), self.searcher)    # ...on the worker (Hash may be large)
+        job = self._job
+        with job.lock:
+            searching = job.kind == "search" and not job.finished and not job.answered \
+                and not job.stop_requested
+        if searching or not self.busy():
+            self.out.line("readyok")
+            return
+        once = threading.Lock()
+
+        def answer() -> None:
+            if once.acquire(blocking=False):
+                self.out.line("readyok")
+        timer = threading.Timer(READY_WAIT_S, answer)
+        timer.daemon = True
+        timer.start()
+        self.submit(Job("task"), answer)
 
     def cmd_setoption(self, args: List[str], line: str) -> None:
         try:
@@ -282,7 +381,7 @@ class Session:
         except ValueError as error:
             self.out.info(f"{error}; {option.name} unchanged")
             return
-        if not option.while_searching and not self.make_idle(f"setoption {option.name}"):
+        if not option.while_searching and not self.admit(f"setoption {option.name}"):
             return
         try:
             if option.on_change is not None:
@@ -295,7 +394,7 @@ class Session:
             self.out.info(f"{option.name} set to {value}")
 
     def cmd_ucinewgame(self, args: List[str], line: str) -> None:
-        if self.make_idle("ucinewgame"):
+        if self.admit("ucinewgame"):
             self.clear_hash()
 
     def cmd_position(self, args: List[str], line: str) -> None:
@@ -321,7 +420,7 @@ class Session:
         except ValueError as error:
             self.out.info(f"{error}; go ignored")
             return
-        if not self.make_idle("go"):
+        if not self.admit("go"):
             return
         if go.perft is not None:
             self._start_perft(go.perft)
@@ -329,17 +428,10 @@ class Session:
             self._start_search(go)
 
     def cmd_stop(self, args: List[str], line: str) -> None:
-        job = self._job
-        if job is None:
-            return
-        with job.lock:
-            if job.finished:
-                return
-            job.stop_requested = True
-            running = job.running
-        job.released.set()
-        if running and job.kind == "search":
-            self._searcher.stop()
+        # Everything outstanding: the running job and any queued behind it (a queued search
+        # then answers at once, with its one bestmove).
+        for job in self._worker.unfinished():
+            job.stop()
 
     def cmd_ponderhit(self, args: List[str], line: str) -> None:
         job = self._job
@@ -351,20 +443,17 @@ class Session:
             job.pondering = False
             job.ponderhit_at = time.monotonic()
             job.cpu_at_ponderhit = time.process_time()
-            running = job.running
             limits = job.ponder_limits
             # Pondering already spent the soft limit on this very position: answer now.
             done_thinking = limits is not None and not job.infinite and job.elapsed_ms() >= limits[0]
-            if done_thinking:
-                job.stop_requested = True
         if self.debug:      # before the release, so it cannot come after the bestmove
             self.out.info(f"ponderhit after {job.elapsed_ms()} ms of pondering: limits {limits}")
+        if done_thinking:
+            job.stop()
+        elif limits is not None:
+            job.token.set_limits(*limits)
         if not job.infinite:
             job.released.set()
-        if running and done_thinking:
-            self._searcher.stop()
-        elif running and limits is not None:
-            self._searcher.set_time_limits(*limits)
 
     def cmd_quit(self, args: List[str], line: str) -> bool:
         return False
@@ -377,10 +466,11 @@ class Session:
             except ValueError as error:
                 self.out.info(str(error))
                 return
-        if not self.make_idle("bench"):
+        if not self.admit("bench"):
             return
         from ..engine.bench import run_bench
-        self.start_job(Job("bench"), lambda: run_bench(depth=depth, out=self.out.line))
+        job = Job("bench")
+        self.submit(job, lambda: run_bench(depth=depth, out=self.out.line, stop=job.token))
 
     def cmd_display(self, args: List[str], line: str) -> None:
         board = self.board
@@ -397,6 +487,7 @@ class Session:
             self.out.line(row.rstrip())
 
     def cmd_eval(self, args: List[str], line: str) -> None:
+        # Safe during a search: a board's evaluation shares nothing with a searcher's.
         from ..engine.evaluation import eval_table
         for row in eval_table(self.board).splitlines():
             self.out.line(row)
@@ -405,15 +496,21 @@ class Session:
 
     def _start_perft(self, depth: int) -> None:
         board = self.board.copy()
+        job = Job("perft")
 
         def perft():
             total = 0
-            for move, count in board.divide(depth):
+            counts = board.divide(depth, stop=job.token)
+            if job.token.stopped:
+                self.out.info(f"perft {depth} stopped after {len(counts)} of "
+                              f"{len(board.legal_moves())} root moves")
+                return
+            for move, count in counts:
                 self.out.line(f"{move}: {count}")
                 total += count
             self.out.line("")
             self.out.line(f"Nodes searched: {total}")
-        self.start_job(Job("perft"), perft)
+        self.submit(job, perft)
 
     def _root_moves(self, board, legal: List[str], searchmoves: Optional[List[str]]) -> List[str]:
         """The moves to search: the legal ones among `searchmoves` (in our notation), or all."""
@@ -458,47 +555,44 @@ class Session:
         job.pondering, job.infinite = go.ponder, go.infinite
         if go.ponder:
             job.ponder_limits = limits
-            limits = None
+        elif limits is not None:
+            job.token.set_limits(*limits)      # our clock runs from the moment go arrived
         if self.debug:
-            self.out.info(f"go: limits {limits or job.ponder_limits}, options {kwargs}")
-        searcher = self.searcher() if legal else None
-        self.start_job(job, lambda: self._search(job, searcher, board, legal, root, kwargs, limits))
+            self.out.info(f"go: limits {limits}, options {kwargs}")
+        self.submit(job, lambda: self._search(job, board, legal, root, kwargs))
 
-    def _search(self, job: Job, searcher, board, legal, root, kwargs, limits) -> None:
+    def _search(self, job: Job, board, legal, root, kwargs) -> None:
         """Worker: search, check the answer, wait for release if holding, print bestmove.
         The bestmove is printed whatever happens: a GUI waits for it."""
         best, ponder = (root[0] if root else None), None
         try:
             if not legal:
                 self.out.line(f"info depth 0 score {'mate 0' if board.is_check() else 'cp 0'}")
-            elif searcher is not None:
-                best, ponder = self._run_searcher(job, searcher, board, root, kwargs, limits)
+            else:
+                searcher = self.searcher()
+                if searcher is not None:
+                    best, ponder = self._run_searcher(job, searcher, board, root, kwargs)
         finally:
             job.released.wait()
-            with job.lock:
-                job.finished = True
             if self.debug:      # the time our clock ran: from go, or from ponderhit
                 since, cpu_since, event = job.started_at, job.cpu_started_at, "go"
                 if job.ponderhit_at is not None:
                     since, cpu_since, event = job.ponderhit_at, job.cpu_at_ponderhit, "ponderhit"
                 self.out.info(f"answered {int((time.monotonic() - since) * 1000)} ms after {event} "
                               f"(cpu {int((time.process_time() - cpu_since) * 1000)} ms)")
+            with job.lock:          # before the line: the GUI may answer it at once
+                job.answered = True
             self.out.line(format_bestmove(best, ponder))
 
-    def _run_searcher(self, job: Job, searcher, board, root, kwargs, limits):
-        """(best, ponder) from the searcher within the job's limits, checked for legality."""
-        with job.lock:
-            job.running = True
-            stopped = job.stop_requested
-            if job.ponderhit_at is not None and job.ponder_limits is not None:
-                limits = job.ponder_limits
-        if stopped:     # a stop came before the search began: one quick iteration
+    def _run_searcher(self, job: Job, searcher, board, root, kwargs):
+        """(best, ponder) from the searcher under the job's token, checked for legality."""
+        token = job.token
+        if token.stopped:
+            # Stopped (or out of time) before the search began: one quick iteration, which a
+            # fresh token lets run, gives a sound move at once.
+            from ..engine.search import StopToken
+            token = StopToken()
             kwargs.update(depth=1, nodes=None, mate=None, infinite=False)
-            limits = None
-        if limits is not None:
-            since = job.ponderhit_at if job.ponderhit_at is not None else job.started_at
-            spent = int((time.monotonic() - since) * 1000)
-            kwargs.update(soft_time=max(1, limits[0] - spent), hard_time=max(1, limits[1] - spent))
         best = ponder = None
         try:
             play = self.options.play_function()
@@ -506,9 +600,9 @@ class Session:
                              on_currmove=lambda *a: self._on_currmove(job, *a))
             if play is None:
                 from ..engine.levels import play as play_at_level
-                result = play_at_level(searcher, board, rng=self._rng, **callbacks, **kwargs)
+                result = play_at_level(searcher, board, rng=self._rng, stop=token, **callbacks, **kwargs)
             else:
-                result = play(searcher, board, **callbacks, **kwargs)
+                result = play(searcher, board, stop=token, **callbacks, **kwargs)
             best, ponder = result.best_move, result.ponder_move
         except Exception as exc:
             traceback.print_exc(file=sys.stderr)
@@ -528,20 +622,8 @@ class Session:
                 ponder = None
         return best, ponder
 
-    def _reassert(self, job: Job) -> None:
-        """Called from the searcher's callbacks: repeat a stop or a ponderhit that may have
-        arrived while the search was starting (and resetting its limits)."""
-        if job.stop_requested:
-            self._searcher.stop()
-        elif job.ponderhit_at is not None and job.ponder_limits is not None:
-            spent = int((time.monotonic() - job.ponderhit_at) * 1000)
-            soft, hard = job.ponder_limits
-            self._searcher.set_time_limits(max(1, soft - spent), max(1, hard - spent))
-            job.ponder_limits = None       # once is enough
-
     def _on_info(self, job: Job, info) -> None:
         try:
-            self._reassert(job)
             if info.bound is not None and job.elapsed_ms() < QUIET_START_MS:
                 return
             self.out.line(format_info(info))
@@ -550,7 +632,6 @@ class Session:
 
     def _on_currmove(self, job: Job, depth: int, move: str, number: int) -> None:
         try:
-            self._reassert(job)
             if job.elapsed_ms() >= QUIET_START_MS:
                 self.out.line(f"info depth {depth} currmove {move} currmovenumber {number}")
         except Exception:
@@ -559,13 +640,12 @@ class Session:
     # -- shutdown ----------------------------------------------------------------------
 
     def shutdown(self) -> bool:
-        """Stop any job; True if the worker ended within the grace period."""
-        job = self._job
-        if job is None:
-            return True
-        self.cmd_stop([], "stop")
-        job.thread.join(QUIT_GRACE_S)
-        return not job.thread.is_alive()
+        """Stop the running job, drop the queued ones; True if the worker finished within the
+        grace period."""
+        self._worker.close()
+        for job in self._worker.unfinished():
+            job.stop()
+        return self._worker.wait_idle(QUIT_GRACE_S)
 
 
 def run(stdin=None, stdout=None) -> int:

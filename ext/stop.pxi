@@ -1,0 +1,111 @@
+# The clock and the stop token: one StopToken per search, created by whoever starts the search
+# before the worker runs, and seen by everything that searches (the iteration driver, the C
+# search, perft, the mate solver, the playing levels, every thread of a parallel search).
+# Nothing ever clears a token: a new search gets a new one, so a `stop` can never be lost.
+# The C side polls the flag and the hard deadline by node count.
+
+cdef extern from *:
+    """
+    #if defined(_WIN32)
+    #include <windows.h>
+    static double scacco_now_ms(void) {
+        LARGE_INTEGER f, c; QueryPerformanceFrequency(&f); QueryPerformanceCounter(&c);
+        return (double)c.QuadPart * 1000.0 / (double)f.QuadPart;
+    }
+    #else
+    #include <time.h>
+    static double scacco_now_ms(void) {
+        struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec * 1000.0 + ts.tv_nsec / 1.0e6;
+    }
+    #endif
+    static inline int scacco_load_int(int* p) { return *(volatile int*)p; }
+    static inline void scacco_store_int(int* p, int v) { *(volatile int*)p = v; }
+    static inline double scacco_load_double(double* p) { return *(volatile double*)p; }
+    static inline void scacco_store_double(double* p, double v) { *(volatile double*)p = v; }
+    """
+    double now_ms "scacco_now_ms"() noexcept nogil
+    int load_int "scacco_load_int"(int* p) noexcept nogil
+    void store_int "scacco_store_int"(int* p, int v) noexcept nogil
+    double load_double "scacco_load_double"(double* p) noexcept nogil
+    void store_double "scacco_store_double"(double* p, double v) noexcept nogil
+
+# What the C code polls: written by any thread, read with the volatile helpers above.
+ctypedef struct StopState:
+    int stop                    # 1 once stop() was called
+    double hard_deadline_ms     # absolute (now_ms clock); 0 = none
+
+# True when the search should end now: stopped, or past the hard deadline (which then also
+# sets the flag, so later polls are one load).
+cdef inline bint stop_due(StopState* s) noexcept nogil:
+    cdef double deadline
+    if load_int(&s.stop):
+        return True
+    deadline = load_double(&s.hard_deadline_ms)
+    if deadline > 0 and now_ms() >= deadline:
+        store_int(&s.stop, 1)
+        return True
+    return False
+
+cdef class StopToken:
+    """The stop flag and time limits of one search.  Every method is thread-safe.
+
+    The hard deadline is polled by the C search; the soft limit (no new iteration after it)
+    is read by the Python driver between iterations.  Limits are in milliseconds from the
+    moment they are set; a ponder search starts with none and gets them at `ponderhit`.
+    """
+    cdef StopState state
+    cdef object _soft            # (start_ms, soft_ms) or None; replaced whole, never mutated
+
+    def __cinit__(self):
+        self.state.stop = 0
+        self.state.hard_deadline_ms = 0
+        self._soft = None
+
+    def stop(self):
+        """End the search (and every search that shares this token) as soon as possible."""
+        store_int(&self.state.stop, 1)
+
+    @property
+    def stopped(self):
+        """True once stop() was called or the hard deadline passed."""
+        return bool(stop_due(&self.state))
+
+    def set_limits(self, soft_ms=None, hard_ms=None):
+        """Replace both limits, counted from now (None: no such limit)."""
+        cdef double now = now_ms()
+        self._soft = (now, float(soft_ms)) if soft_ms is not None else None
+        store_double(&self.state.hard_deadline_ms, now + max(0.0, float(hard_ms)) if hard_ms is not None else 0)
+
+    def tighten(self, soft_ms=None, hard_ms=None):
+        """Limits counted from now that only ever shorten the ones already set."""
+        cdef double now = now_ms()
+        cdef double deadline, current
+        if soft_ms is not None:
+            soft = self._soft
+            if soft is None or now + soft_ms < soft[0] + soft[1]:
+                self._soft = (now, float(soft_ms))
+        if hard_ms is not None:
+            deadline = now + max(0.0, float(hard_ms))
+            current = load_double(&self.state.hard_deadline_ms)
+            if current == 0 or deadline < current:
+                store_double(&self.state.hard_deadline_ms, deadline)
+
+    @property
+    def soft_limit(self):
+        """(start_ms, soft_ms) of the soft limit on the now_ms clock, or None."""
+        return self._soft
+
+    def soft_elapsed_ms(self):
+        """Milliseconds since the soft limit was set (None without one)."""
+        soft = self._soft
+        return None if soft is None else now_ms() - soft[0]
+
+    @property
+    def has_hard_limit(self):
+        return load_double(&self.state.hard_deadline_ms) > 0
+
+    def remaining_hard_ms(self):
+        """Milliseconds to the hard deadline (None without one; may be negative)."""
+        cdef double deadline = load_double(&self.state.hard_deadline_ms)
+        return None if deadline == 0 else deadline - now_ms()
