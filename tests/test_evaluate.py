@@ -11,9 +11,7 @@ import pytest
 
 from scacco.ext._core import CoreBoard, _taper, evaluate_board, evaluation_terms
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-if not DATA.exists():
-    DATA = Path("/work/shared/data")
+from tests.conftest import shared_file
 
 
 def core_board(board: chess.Board) -> CoreBoard:
@@ -51,7 +49,7 @@ def random_positions(n_games=60, seed=2024):
 
 
 def epd_boards(name):
-    for line in (DATA / name).read_text().splitlines():
+    for line in shared_file(name).read_text().splitlines():
         if not line.strip():
             continue
         fen = line.split(";")[0].strip()

@@ -16,18 +16,31 @@ import pytest
 
 from scacco.engine.board import Board
 from scacco.engine.search import Searcher
-from tests.conftest import shared_data_dir
+from tests.conftest import shared_data_dir, shared_file
 from tests.oracles import can_mate, forces_mate
 
 DATA = shared_data_dir()
 
 
+SEARCH_DATA_FILES = ("mate1.fen", "mate2.fen", "stalemate0.fen", "stalemate1.fen",
+                     "stalemate2.fen", "3fold.epd")
+
+
 def data_lines(name):
-    """Non-empty lines of a shared data file; none when ../shared is absent (tests then skip)."""
+    """Non-empty lines of a shared data file, read when the tests are collected.  When the
+    file is missing this gives no cases: test_search_data_is_present then fails on CI (skips
+    elsewhere), so the tests never vanish silently."""
     path = DATA / name
     if not path.exists():
         return []
     return [line.strip() for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("name", SEARCH_DATA_FILES)
+def test_search_data_is_present(name):
+    path = shared_file(name)
+    assert data_lines(name) == [line.strip() for line in path.read_text().splitlines() if line.strip()]
+    assert data_lines(name), f"{name} is empty"
 
 
 def file_params(name):
@@ -389,8 +402,12 @@ def test_reported_mates_fit_before_the_fifty_move_rule(template, clock, warm):
     if warm:
         searcher.search(Board(template.format(0)), depth=18)
     result = searcher.search(Board(template.format(clock)), depth=12 if warm else 20)
+    # Stockfish sees a mate in each: we report a mate that fits, or an ordinary winning score
+    # (VALUE_WON or an evaluation), never a clamp value past 10000 cp and never a draw.
     if result.score_mate is not None:
         assert result.score_mate > 0 and clock + 2 * result.score_mate - 1 <= 100
+    else:
+        assert result.score_cp is not None and 0 < result.score_cp < 10000
 
 
 # ---------------------------------------------------------------------------------------------

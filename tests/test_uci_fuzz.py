@@ -6,6 +6,8 @@ be legal in a position it was asked to search; at the end of each example `stop`
 by `go depth 1` must give a legal move (so no search or job is left running).
 """
 import chess
+import time
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -142,32 +144,54 @@ def legal_somewhere(move: str, fens) -> bool:
     return False
 
 
+FAILURE_MARKS = ("search failed", "internal error", "Traceback")
+
+
+def starts_search(raw: bytes, answer) -> bool:
+    """Did this go line start a search (one bestmove to come)?  A refused or malformed go
+    says so in an info string at once; go perft prints counts, not a bestmove."""
+    words = raw.decode("utf-8", errors="replace").split()
+    if not words or words[0] != "go":
+        return False
+    if any(" ignored" in line and "go" in line for line in answer):
+        return False
+    return "perft" not in words[1:2]
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(lines, min_size=1, max_size=12))
 def test_random_command_lines(engine, commands):
-    # Whatever an earlier (failed) example left running ends here: ucinewgame waits for a
-    # stopped search, so its bestmove comes before readyok.
+    # Whatever an earlier (failed) example left running ends here.
     engine.send("stop")
     engine.send("ucinewgame")
     engine.sync()
-    candidates = []                         # the positions of this example's go commands
+    time.sleep(0.2)
+    engine.sync()
+    pending = []            # the positions of the searches started, oldest first
 
     def check(output):
         for line in output:
+            assert not any(mark in line for mark in FAILURE_MARKS), line
             if line.startswith("bestmove"):
-                assert legal_somewhere(line.split()[1], candidates), (line, candidates)
+                assert pending, f"a bestmove no go asked for: {line}"
+                fen = pending.pop(0)
+                assert legal_somewhere(line.split()[1], [fen]), (line, fen)
 
     for raw in commands:
-        if raw.lstrip().lower().startswith(b"go"):
-            candidates.append(current_fen(engine, check))
+        fen = current_fen(engine, check) if raw.lstrip().lower().startswith(b"go") else None
         engine.send(raw + b"\n", raw=True)
-        check(engine.sync())
+        answer = engine.sync()
+        if fen is not None and starts_search(raw.strip(), answer):
+            pending.append(fen)
+        check(answer)
     engine.send("stop")
     engine.send("ucinewgame")
     check(engine.sync())
+    while pending:          # after stop, every search still out answers within the bound
+        check(engine.read_until(lambda line: line.startswith("bestmove"), 10))
     fen = current_fen(engine, check)
-    output = engine.bestmove("go depth 1")
-    assert legal_somewhere(output[-1].split()[1], [fen])
-    candidates.append(fen)
-    check(output)
+    pending.append(fen)
+    check(engine.bestmove("go depth 1"))
+    assert not pending
     assert engine.proc.poll() is None
+    assert not any("Traceback" in line for line in engine.stderr_lines), "".join(engine.stderr_lines)

@@ -48,7 +48,7 @@ MAX_LINE_BYTES = 1 << 20
 # Fail-high/fail-low lines and `currmove` lines appear only once a search is this old.
 QUIET_START_MS = 3000
 # `isready` waits at most this long for queued work before answering.
-READY_WAIT_S = 0.1
+READY_WAIT_S = 0.05
 # How long `quit` waits for the worker to finish before leaving anyway.
 QUIT_GRACE_S = 2.0
 
