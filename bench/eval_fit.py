@@ -29,7 +29,9 @@ The material and piece-square tables (PeSTO) stay fixed.  For tuning, Stockfish'
 centipawns are first mapped onto ours by one factor, fitted with PeSTO alone, so that the
 positional weights do not absorb a difference of scale.
 
-Needs python-chess, numpy and a `stockfish` binary on PATH (or --stockfish PATH).
+Needs python-chess, numpy and a `stockfish` binary on PATH (or --stockfish PATH).  `tune`
+writes weights, which only a tuning build allows: install it in a virtual environment of its
+own with `SCACCO_TUNING=1 pip install -e .` (a normal build keeps the weights read-only).
 """
 import argparse
 import csv
@@ -44,7 +46,7 @@ import chess.engine
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.shared import shared_dir  # noqa: E402
 from scacco.ext._core import (EVAL_PARAMETERS, CoreBoard, EvalBatch, evaluation_terms,  # noqa: E402
-                       get_eval_parameter, set_eval_parameter)
+                       get_eval_parameter, set_eval_parameter, TUNING_BUILD)
 
 DATA = shared_dir() / "data"
 SIGMOID_SCALE = 400.0 / 2.302585  # win probability 1 / (1 + 10^(-cp/400))
@@ -205,6 +207,10 @@ def sigmoid(v):
 
 def tune(args):
     import numpy as np
+
+    if not TUNING_BUILD:
+        sys.exit("eval_fit.py tune: the evaluation weights are read-only in this build; "
+                 "install a tuning build in a venv of its own: SCACCO_TUNING=1 pip install -e .")
 
     rows = [(fen, float(score)) for fen, score in csv.reader(open(args.data))]
     batch = EvalBatch([fen for fen, _ in rows])
