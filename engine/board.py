@@ -28,6 +28,7 @@ SQUARES: Dict[str, int] = {f + r: 8 * (int(r) - 1) + "abcdefgh".index(f)
 # case (e8=q), and so UCI itself (e2e4, e7e8q).  Groups: piece, from file, from rank, target
 # square, promotion piece.
 SAN_PATTERN = re.compile(r"([NBRQK])?([a-h])?([1-8])?[-x]?([a-h][1-8])(?:=?([NBRQnbrq]))?")
+PIECE_TYPES = {"P": 1, "N": 2, "B": 3, "R": 4, "Q": 5, "K": 6}
 CASTLING_SAN = {"O-O": True, "O-O-O": False, "0-0": True, "0-0-0": False}
 NULL_SAN = frozenset({"--", "Z0", "0000", "@@@@"})
 # Check and mate signs and move-quality glyphs that may follow a move.
@@ -210,9 +211,8 @@ class Board(CoreBoard):
         san = letter
         if letter != "K":
             # Other pieces of the same kind that can go to the same square.
-            rivals = [other[0:2] for other in self.legal_moves()
-                      if other[2:4] == target and other[0:2] != origin
-                      and self.piece_at(SQUARES[other[0:2]]) == piece]
+            rivals = [other[0:2] for other in self.moves_to(SQUARES[target], PIECE_TYPES[letter])
+                      if other[0:2] != origin]
             if rivals:
                 if all(square[0] != origin[0] for square in rivals):
                     san += origin[0]
@@ -260,26 +260,18 @@ class Board(CoreBoard):
                                    f"nor UCI (like g1f3)")
         letter, file, rank, target, promotion = match.groups()
         promotion = promotion.lower() if promotion else ""
-        legal = self.legal_moves()
         if letter is None and file and rank:
-            return self._find_uci(text, file + rank + target + promotion, legal)
+            return self._find_uci(text, file + rank + target + promotion)
 
         letter = letter or "P"
         found: List[str] = []
         unpromoted = False
-        for uci in legal:
-            if uci[2:4] != target:
+        # Castling is left out: it is written O-O, never as a king move.
+        for uci in self.moves_to(SQUARES[target], PIECE_TYPES[letter]):
+            if (file and uci[0] != file) or (rank and uci[1] != rank):
                 continue
-            origin = uci[0:2]
-            if (file and origin[0] != file) or (rank and origin[1] != rank):
-                continue
-            piece = self.piece_at(SQUARES[origin]).upper()
-            if piece != letter:
-                continue
-            if letter == "P" and not file and origin[0] != target[0]:
+            if letter == "P" and not file and uci[0] != target[0]:
                 continue  # a pawn capture names the pawn's file
-            if letter == "K" and self._is_castling(uci):
-                continue  # castling is written O-O, never as a king move
             if uci[4:] != promotion:
                 unpromoted = unpromoted or not promotion
                 continue
@@ -297,19 +289,19 @@ class Board(CoreBoard):
     def _find_castling(self, text: str, kingside: bool) -> str:
         """The legal castling move to the king side (or queen side)."""
         for uci in self.legal_moves():
-            if (self.piece_at(SQUARES[uci[0:2]]) or " ").upper() == "K" and self._is_castling(uci):
+            if self.piece_at(SQUARES[uci[0:2]]) in ("K", "k") and self._is_castling(uci):
                 if (uci[2] > uci[0]) == kingside:
                     return uci
         side = "king" if kingside else "queen"
         raise IllegalMoveError(f"illegal move {text!r}: cannot castle on the {side} side in {self.fen()}")
 
-    def _find_uci(self, text: str, uci: str, legal: List[str]) -> str:
+    def _find_uci(self, text: str, uci: str) -> str:
         """The legal move named by its squares (UCI or long algebraic without a piece letter)."""
         try:
             return self.move_uci(self.parse_uci(uci))
         except ValueError:
             pass
-        if any(other.startswith(uci) and len(other) == 5 for other in legal):
+        if any(other.startswith(uci) and len(other) == 5 for other in self.legal_moves()):
             raise IllegalMoveError(f"illegal move {text!r}: a pawn reaching the last rank must "
                                    f"promote (add q, r, b or n) in {self.fen()}")
         raise IllegalMoveError(f"illegal move {text!r} in {self.fen()}")

@@ -256,6 +256,23 @@ cdef class CoreBoard:
         """The legal moves as UCI strings."""
         return [self.move_uci(m) for m in self.legal_move_codes()]
 
+    def moves_to(self, int to, int piece_type):
+        """The legal moves (UCI) of the side to move's pieces of one type (1 pawn .. 6 king)
+        to a square, castling left out: what SAN needs to find a move and to disambiguate
+        it, without building every move's text."""
+        cdef Move moves[MAX_MOVES]
+        cdef int n = generate_moves(&self.pos, GEN_ALL, moves), i
+        cdef Move m
+        out = []
+        if not 0 <= to < 64:
+            return out
+        for i in range(n):
+            m = moves[i]
+            if (move_to(m) == to and move_kind(m) != CASTLING
+                    and type_of(self.pos.board[move_from(m)]) == piece_type):
+                out.append(self.move_uci(m))
+        return out
+
     def parse_uci(self, text):
         """The legal move code named by a UCI string.  :raises ValueError: if malformed or illegal."""
         if not isinstance(text, str) or not 4 <= len(text) <= 5:
