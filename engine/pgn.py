@@ -396,12 +396,14 @@ class PgnWriter(Visitor[str]):
                 self._headers["Variant"] = "Chess960"
 
     def visit_move(self, board: Board, uci: str) -> None:
+        # A move number stays on the line of its move.
         san = board.san(uci)
         if board.turn:
-            self._token(f"{board.fullmove_number}.")
+            self._token(f"{board.fullmove_number}. {san}")
         elif self._need_number:
-            self._token(f"{board.fullmove_number}...")
-        self._token(san)
+            self._token(f"{board.fullmove_number}... {san}")
+        else:
+            self._token(san)
         self._need_number = False
 
     def visit_comment(self, text: str) -> None:

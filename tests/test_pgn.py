@@ -415,6 +415,8 @@ def test_writer_format_tags_first_lines_short_result_last(generated_read):
         assert names[:7] == list(SEVEN_TAG_ROSTER)
         assert names == list(ref.headers.keys())
         assert all(len(line) <= 80 for line in movetext.splitlines())
+        assert not any(re.search(r"\d\.$", line) for line in movetext.splitlines()), \
+            "a move number left at the end of a line"
         assert movetext.split()[-1] == ref.headers["Result"]
         assert text.endswith("\n") and not text.endswith("\n\n")
 
