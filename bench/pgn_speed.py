@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.board import Board  # noqa: E402
-from engine.pgn import (SKIP, Game, HeadersBuilder, MoveNode, PgnReader, Visitor,  # noqa: E402
+from scacco.engine.board import Board  # noqa: E402
+from scacco.engine.pgn import (SKIP, Game, HeadersBuilder, MoveNode, PgnReader, Visitor,  # noqa: E402
                         write_game)
 from tests.shared import shared_dir  # noqa: E402
 

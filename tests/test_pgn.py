@@ -16,7 +16,7 @@ import chess
 import chess.pgn
 import pytest
 
-from engine.pgn import (NAG_GLYPHS, SEVEN_TAG_ROSTER, SKIP, Game, HeadersBuilder, MoveNode,
+from scacco.engine.pgn import (NAG_GLYPHS, SEVEN_TAG_ROSTER, SKIP, Game, HeadersBuilder, MoveNode,
                         PgnError, PgnReader, PgnWriter, Visitor, read_game, read_games,
                         read_headers, skip_game, write_game)
 from tests.conftest import shared_data_dir, shared_file

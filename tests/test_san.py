@@ -10,7 +10,7 @@ import re
 import chess
 import pytest
 
-from engine.board import (AmbiguousMoveError, Board, IllegalMoveError, InvalidMoveError,
+from scacco.engine.board import (AmbiguousMoveError, Board, IllegalMoveError, InvalidMoveError,
                           MoveError)
 
 # ---------------------------------------------------------------------------------------------
