@@ -145,6 +145,9 @@ def analyse_file(path: str, budget: Budget, *, out: Optional[str] = None,
                     plot_missing = True
                     stderr.write(f"scacco analyse: --graph needs matplotlib: {PLOT_EXTRA}; "
                                  "the other outputs are written\n")
+                except OSError as error:
+                    stderr.write(f"scacco analyse: game {analysis.number}: cannot write the "
+                                 f"graph: {error}\n")
             analysed.append(_light(analysis))
         summary = summary_report(analysed, failed=len(bad))
         if games > 1:
