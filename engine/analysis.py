@@ -30,9 +30,9 @@ __all__ = ["Budget", "MoveAnalysis", "SideReport", "GameAnalysis", "AnalysisErro
            "DEFAULT_NODES", "analyse_game", "analyse_pgn", "evaluate_position", "game_report",
            "summary_report", "annotated_game", "annotated_pgn", "MAX_VARIATION_PLIES"]
 
-# The default budget per position: a 40-move game (81 positions) in about 5 s on one core of
-# the 2-core test machine (bench/analysis_speed.py), blunders found as a 20x deeper search
-# finds them (bench/analysis_quality.py).
+# The default budget per position: a 40-move game (81 positions, 12.2 M nodes) in about 6 s
+# on one unloaded core of the test machine (bench/analysis_speed.py measures it;
+# bench/analysis_quality.py compares its blunders with Stockfish's, see the README).
 DEFAULT_NODES = 150_000
 # A mistake's or blunder's variation in the annotated PGN shows this much of the best line.
 MAX_VARIATION_PLIES = 10
