@@ -256,6 +256,23 @@ cdef class CoreBoard:
         """The legal moves as UCI strings."""
         return [self.move_uci(m) for m in self.legal_move_codes()]
 
+    def moves_to(self, int to, int piece_type):
+        """The legal moves (UCI) of the side to move's pieces of one type (1 pawn .. 6 king)
+        to a square, castling left out: what SAN needs to find a move and to disambiguate
+        it, without building every move's text."""
+        cdef Move moves[MAX_MOVES]
+        cdef int n = generate_moves(&self.pos, GEN_ALL, moves), i
+        cdef Move m
+        out = []
+        if not 0 <= to < 64:
+            return out
+        for i in range(n):
+            m = moves[i]
+            if (move_to(m) == to and move_kind(m) != CASTLING
+                    and type_of(self.pos.board[move_from(m)]) == piece_type):
+                out.append(self.move_uci(m))
+        return out
+
     def parse_uci(self, text):
         """The legal move code named by a UCI string.  :raises ValueError: if malformed or illegal."""
         if not isinstance(text, str) or not 4 <= len(text) <= 5:
@@ -292,13 +309,27 @@ cdef class CoreBoard:
         """Play a move given in UCI notation.  :raises ValueError: if malformed or illegal."""
         self.push_code(self.parse_uci(text))
 
+    def push_null(self):
+        """Pass the turn (a null move: "--" or "Z0" in PGN, "0000" on the move stack).
+
+        Game records use it for a move left out; the search never sees it.
+        :raises ValueError: when in check (the king would stay attacked).
+        """
+        if self.pos.st.checkers:
+            raise ValueError(f"a null move is not allowed in check in {self.fen()}")
+        ensure_capacity(&self.pos, MAX_PLY + 8)
+        make_null_move(&self.pos)
+
     def pop(self):
         """Take back the last move; returns it in UCI notation.  :raises IndexError: at the start."""
         cdef Move m
         if self.pos.st == self.pos.states:
             raise IndexError("pop from a board with no moves played")
         m = self.pos.st.move
-        unmake_move(&self.pos, m)
+        if m == MOVE_NULL:
+            unmake_null_move(&self.pos)
+        else:
+            unmake_move(&self.pos, m)
         return self.move_uci(m)
 
     def move_stack(self):
@@ -312,7 +343,10 @@ cdef class CoreBoard:
         out = []
         for m in codes:
             out.append(scratch.move_uci(m))
-            scratch.push_code(m)
+            if m == MOVE_NULL:
+                scratch.push_null()
+            else:
+                scratch.push_code(m)
         return out
 
     # -- facts --------------------------------------------------------------------------

@@ -5,6 +5,7 @@ subcommand (COMMANDS below, listed by `scacco --help`).
 
 Imports are kept lazy: a GUI expects the reply to `uci` within a fraction of a second.
 """
+import os
 import sys
 
 from .._version import __version__
@@ -88,10 +89,54 @@ def solve_command(argv):
     return 0
 
 
+def analyse_command(argv):
+    import argparse
+
+    from ..engine.analysis import DEFAULT_NODES, Budget
+    from ..engine.analyse_command import analyse_file
+    from ..engine.batch import default_jobs
+
+    parser = argparse.ArgumentParser(
+        prog="scacco analyse",
+        description="Search every position of each game's main line and judge every move as "
+                    "lichess does (Win%%, accuracy, inaccuracies, mistakes, blunders); a report "
+                    "per game on stdout, progress on stderr.")
+    parser.add_argument("pgn", metavar="GAMES.pgn", help="the games to analyse")
+    limit = parser.add_mutually_exclusive_group()
+    limit.add_argument("--nodes", type=int, metavar="N",
+                       help=f"nodes per position (default {DEFAULT_NODES}; results do not depend on the machine)")
+    limit.add_argument("--depth", type=int, metavar="D", help="depth per position instead")
+    limit.add_argument("--movetime", type=int, metavar="MS", help="milliseconds per position instead")
+    parser.add_argument("--hash", type=int, default=16, metavar="MB", help="hash per game (default 16)")
+    parser.add_argument("--out", metavar="ANNOTATED.pgn", help="write the games with evaluations, NAGs and best lines")
+    parser.add_argument("--json", metavar="REPORT.json", help="write every move's and game's figures as JSON")
+    parser.add_argument("--graph", metavar="EVAL.png", help="draw Win%% per ply (needs the plot extra); EVAL-N.png per game for several")
+    parser.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes (default: every core)")
+    parser.add_argument("--ray", metavar="ADDRESS", help="send the games to the Ray cluster at ADDRESS (needs the ray extra)")
+    args = parser.parse_args(argv)
+    for name in ("nodes", "depth", "movetime", "jobs"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            parser.error(f"--{name} must be at least 1")
+    if not 1 <= args.hash <= 65536:
+        parser.error("--hash must be in 1..65536")
+    if not os.path.isfile(args.pgn):
+        parser.error(f"no such file: {args.pgn}")
+    if args.ray is not None:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            parser.error("--ray needs Ray: pip install 'scacco[ray]'")
+    budget = Budget(nodes=args.nodes, depth=args.depth, movetime=args.movetime, hash_mb=args.hash)
+    return analyse_file(args.pgn, budget, out=args.out, json_out=args.json, graph=args.graph,
+                        jobs=args.jobs or default_jobs(), ray_address=args.ray)
+
+
 # name -> (function, one line for --help)
 COMMANDS = {
     "perft": (perft_command, "count the leaf nodes of the legal move tree (move generator check)"),
     "bench": (bench_command, "search the built-in bench positions; prints the node signature and speed"),
+    "analyse": (analyse_command, "judge every move of PGN games as lichess does: accuracy, mistakes, annotated PGN, JSON, graph"),
     "solve": (solve_command, "print every first move that forces mate within N moves (exact proof)"),
 }
 

@@ -1,0 +1,186 @@
+"""Are the moves `scacco analyse` calls blunders the ones a much deeper search calls blunders?
+
+1. Games: Scacco at UCI_LimitStrength / UCI_Elo --elo (default 900) against full-strength
+   Scacco at --strong-nodes per move, colours alternating, from the first positions of the
+   shared openings file; written to --games (kept: running again reuses the file).
+2. Ours: every game analysed at the given budget (default: the analysis default).
+3. Reference: every position evaluated by Stockfish at --sf-depth (default 20, one thread),
+   or with --reference scacco by Scacco at --factor (default 20) times our nodes; the same
+   lichess rules (engine/accuracy.py judge) turn the reference evaluations into judgements.
+   Stockfish's centipawns are already on the normalised scale; Scacco's are scaled.
+4. Precision (our blunders that the reference calls blunders) and recall (the reference's
+   blunders that we call blunders), also for "mistake or worse".
+
+    python bench/analysis_quality.py --games /tmp/scacco-quality.pgn --count 10
+
+Progress on stderr; the reference evaluations are cached in --games + ".ref.jsonl", one
+line per game, so an interrupted run resumes.
+"""
+import argparse
+import io
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from scacco.engine import accuracy as acc  # noqa: E402
+from scacco.engine.accuracy import Eval  # noqa: E402
+from scacco.engine.analysis import DEFAULT_NODES, Budget, analyse_game, evaluate_position  # noqa: E402
+from scacco.engine.board import Board  # noqa: E402
+from scacco.engine.levels import play  # noqa: E402
+from scacco.engine.pgn import Game, MoveNode, read_games, write_game  # noqa: E402
+from scacco.engine.search import Searcher  # noqa: E402
+from tests.shared import shared_dir  # noqa: E402
+
+MAX_PLIES = 200
+
+
+def play_games(path: Path, count: int, elo: int, strong_nodes: int) -> None:
+    fens = [line.strip() for _, line in zip(range(count), open(shared_dir() / "data" / "chessathome_openings.fen"))]
+    with open(path, "w") as handle:
+        for index, fen in enumerate(fens):
+            weak_white = index % 2 == 0
+            board = Board(fen)
+            weak, strong = Searcher(16), Searcher(16)
+            rng = random.Random(index)
+            game = Game(headers={"Event": "analysis quality", "Round": str(index + 1),
+                                 "White": f"Scacco {elo}" if weak_white else "Scacco",
+                                 "Black": "Scacco" if weak_white else f"Scacco {elo}",
+                                 "FEN": fen, "SetUp": "1"}, fen=fen)
+            while board.outcome(claim_draw=True) is None and board.ply < MAX_PLIES:
+                if (board.turn == weak_white):
+                    move = play(weak, board, limit_strength=True, elo=elo, rng=rng).best_move
+                else:
+                    move = strong.search(board, nodes=strong_nodes).best_move
+                game.moves.append(MoveNode(move, board.san(move)))
+                board.push_uci(move)
+            outcome = board.outcome(claim_draw=True)
+            game.result = outcome.result() if outcome else "*"
+            game.headers["Result"] = game.result
+            write_game(game, handle)
+            print(f"game {index + 1}/{count}: {len(game.moves)} plies, {game.result}",
+                  file=sys.stderr, flush=True)
+
+
+def stockfish_evals(game: Game, depth: int):
+    import chess
+    import chess.engine
+
+    engine = chess.engine.SimpleEngine.popen_uci("/usr/games/stockfish")
+    engine.configure({"Threads": 1, "Hash": 64})
+    try:
+        board = chess.Board(game.fen)
+        out = []
+        for index in range(len(game.moves) + 1):
+            if board.is_checkmate():
+                out.append(({"mate": 0, "winner": not board.turn}, None))
+            elif board.is_stalemate() or board.is_insufficient_material():
+                out.append(({"cp": 0}, None))
+            else:
+                info = engine.analyse(board, chess.engine.Limit(depth=depth))
+                score = info["score"].white()
+                best = info["pv"][0].uci() if info.get("pv") else None
+                if score.is_mate():
+                    out.append(({"mate": score.mate()}, best))
+                else:
+                    out.append(({"cp": score.score()}, best))
+            if index < len(game.moves):
+                board.push_uci(game.moves[index].uci)
+        return out
+    finally:
+        engine.quit()
+
+
+def scacco_evals(game: Game, nodes: int):
+    searcher = Searcher(64)
+    board = game.board()
+    out = []
+    for index in range(len(game.moves) + 1):
+        evaluation, best, _, _ = evaluate_position(searcher, board, Budget(nodes=nodes))
+        out.append(({k: v for k, v in evaluation.__dict__.items() if v is not None}, best))
+        if index < len(game.moves):
+            board.push_uci(game.moves[index].uci)
+    return out
+
+
+def judgements(game: Game, evals):
+    """{ply: judgement} from a list of (Eval dict, best move) per position."""
+    out = {}
+    board = game.board()
+    for ply, node in enumerate(game.moves):
+        before, best = evals[ply]
+        after, _ = evals[ply + 1]
+        if node.uci != best:
+            verdict, _ = acc.judge(Eval(**before), Eval(**after), bool(board.turn))
+            if verdict:
+                out[ply] = verdict
+        board.push_uci(node.uci)
+    return out
+
+
+def scores(ours, reference, classes):
+    mine = {k for k, v in ours.items() if v in classes}
+    theirs = {k for k, v in reference.items() if v in classes}
+    both = mine & theirs
+    return len(both), len(mine), len(theirs)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", required=True, help="PGN file of the games (made if missing)")
+    parser.add_argument("--count", type=int, default=10)
+    parser.add_argument("--elo", type=int, default=900)
+    parser.add_argument("--strong-nodes", type=int, default=20000)
+    parser.add_argument("--nodes", type=int, default=DEFAULT_NODES, help="our budget per position")
+    parser.add_argument("--reference", choices=["stockfish", "scacco"], default="stockfish")
+    parser.add_argument("--sf-depth", type=int, default=20)
+    parser.add_argument("--factor", type=int, default=20)
+    args = parser.parse_args()
+    path = Path(args.games)
+    if not path.exists():
+        play_games(path, args.count, args.elo, args.strong_nodes)
+    cache_path = Path(str(path) + f".{args.reference}.jsonl")
+    cache = {}
+    if cache_path.exists():
+        for line in open(cache_path):
+            record = json.loads(line)
+            cache[record["round"]] = record["evals"]
+    games = list(read_games(str(path)))
+    totals = {"blunder": [0, 0, 0], "mistake+": [0, 0, 0]}
+    start = time.monotonic()
+    for number, game in enumerate(games, 1):
+        analysis = analyse_game(game, Budget(nodes=args.nodes), number=number)
+        ours = {m.ply: m.judgement for m in analysis.moves if m.judgement}
+        key = game.headers.get("Round", str(number))
+        if key not in cache:
+            evals = (stockfish_evals(game, args.sf_depth) if args.reference == "stockfish"
+                     else scacco_evals(game, args.nodes * args.factor))
+            cache[key] = evals
+            with open(cache_path, "a") as handle:
+                handle.write(json.dumps({"round": key, "evals": evals}) + "\n")
+        reference = judgements(game, cache[key])
+        for name, classes in (("blunder", {acc.BLUNDER}), ("mistake+", {acc.BLUNDER, acc.MISTAKE})):
+            counts = scores(ours, reference, classes)
+            totals[name] = [t + c for t, c in zip(totals[name], counts)]
+        missed = sorted(k for k, v in reference.items() if v == acc.BLUNDER and ours.get(k) != acc.BLUNDER)
+        extra = sorted(k for k, v in ours.items() if v == acc.BLUNDER and reference.get(k) != acc.BLUNDER)
+        print(f"game {number}/{len(games)}: {len(game.moves)} plies, blunders ours "
+              f"{sum(1 for v in ours.values() if v == acc.BLUNDER)}, reference "
+              f"{sum(1 for v in reference.values() if v == acc.BLUNDER)}, missed plies {missed}, "
+              f"extra plies {extra} ({time.monotonic() - start:.0f} s)", file=sys.stderr, flush=True)
+    ref_name = (f"Stockfish depth {args.sf_depth}" if args.reference == "stockfish"
+                else f"Scacco {args.factor}x nodes")
+    print(f"{len(games)} games, ours {args.nodes} nodes per position, reference {ref_name}")
+    for name, (both, mine, theirs) in totals.items():
+        precision = both / mine if mine else float("nan")
+        recall = both / theirs if theirs else float("nan")
+        print(f"{name:9} ours {mine:3}  reference {theirs:3}  agreed {both:3}  "
+              f"precision {precision:.1%}  recall {recall:.1%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,159 @@
+"""Fit the centipawn scale of the analysis: at what Scacco score does the side to move win
+half of its games?
+
+lichess's Win% and accuracy formulas were fitted to Stockfish centipawns, which Stockfish
+normalises so that +1.00 means about a 50% chance to win.  This script plays a small,
+reproducible self-play set (Scacco against itself at a node budget, one game from each of
+the first --games positions of the shared openings file), records the search score of every
+position with the game's result, and fits
+
+    P(the side ahead by x centipawns wins) = 1 / (1 + exp(-(x - x50) / s))
+
+by maximum likelihood (Newton's method on two parameters).  x50 is the score where the
+chance to win is 50%; engine/accuracy.py's CP_SCALE = 100 / x50 turns Scacco centipawns into
+that normalised scale.
+
+    python bench/fit_win_scale.py --out /tmp/scacco-selfplay.jsonl --games 300 --nodes 4000
+    python bench/fit_win_scale.py --out /tmp/scacco-selfplay.jsonl --fit-only
+
+The output is one JSON line per game (opening index, result, White's-view scores per ply),
+written as each game ends; running again with the same --out plays only the games missing
+(resumable).  Progress goes to stderr.
+"""
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from scacco.engine.board import Board  # noqa: E402
+from scacco.engine.search import Searcher  # noqa: E402
+from tests.shared import shared_dir  # noqa: E402
+
+# A game is adjudicated as won when both sides agree (each side's own search) that one side
+# is this far ahead for RESIGN_PLIES plies in a row, and drawn after MAX_PLIES plies.
+RESIGN_CP = 1000
+RESIGN_PLIES = 6
+MAX_PLIES = 300
+# Positions used in the fit: after the first plies (the opening book's balance), and with
+# scores of at most this size (a won position's score says little about how wins happen).
+FIRST_PLY = 8
+MAX_FIT_CP = 800
+
+
+def play_game(fen: str, nodes: int, searcher: Searcher):
+    """One self-play game from fen: (result "1-0"/"0-1"/"1/2-1/2", [(ply, White's cp or None)])."""
+    searcher.clear()
+    board = Board(fen)
+    scores = []
+    ahead = 0  # signed count of consecutive plies with |score| >= RESIGN_CP for the same side
+    for ply in range(MAX_PLIES):
+        outcome = board.outcome(claim_draw=True)
+        if outcome is not None:
+            winner = outcome.winner
+            return ("1/2-1/2" if winner is None else "1-0" if winner else "0-1"), scores
+        result = searcher.search(board, nodes=nodes)
+        white = 1 if board.turn else -1
+        if result.score_mate is not None:
+            cp = None
+            side = white if result.score_mate > 0 else -white
+        else:
+            cp = white * result.score_cp
+            side = (1 if cp > 0 else -1) if abs(cp) >= RESIGN_CP else 0
+        scores.append((ply, cp))
+        ahead = ahead + side if side and (ahead == 0 or (ahead > 0) == (side > 0)) else side
+        if abs(ahead) >= RESIGN_PLIES:
+            return ("1-0" if ahead > 0 else "0-1"), scores
+        board.push_uci(result.best_move)
+    return "1/2-1/2", scores
+
+
+def generate(out: Path, games: int, nodes: int, openings: Path) -> None:
+    done = set()
+    if out.exists():
+        with open(out) as handle:
+            for line in handle:
+                try:
+                    done.add(json.loads(line)["index"])
+                except (ValueError, KeyError):
+                    print(f"ignoring a bad line of {out}: {line[:60]!r}", file=sys.stderr)
+    with open(openings) as handle:
+        fens = [line.strip() for _, line in zip(range(games), handle) if line.strip()]
+    todo = [i for i in range(len(fens)) if i not in done]
+    searcher = Searcher(16)
+    start = time.monotonic()
+    with open(out, "a") as handle:
+        for count, index in enumerate(todo, 1):
+            result, scores = play_game(fens[index], nodes, searcher)
+            handle.write(json.dumps({"index": index, "nodes": nodes, "result": result,
+                                     "scores": scores}) + "\n")
+            handle.flush()
+            rate = count / (time.monotonic() - start)
+            print(f"game {count}/{len(todo)} (opening {index}) {result}, "
+                  f"{rate * 60:.1f} games/min, {(len(todo) - count) / rate:.0f} s left",
+                  file=sys.stderr, flush=True)
+
+
+def fit(out: Path):
+    """(x50, s, points, games): the logistic fit of win (1) / no win (0) against the score
+    of the side whose chance it is, using both sides' view of each position."""
+    xs, ys = [], []
+    games = 0
+    with open(out) as handle:
+        for line in handle:
+            record = json.loads(line)
+            games += 1
+            white_won = record["result"] == "1-0"
+            black_won = record["result"] == "0-1"
+            for ply, cp in record["scores"]:
+                if cp is None or ply < FIRST_PLY or abs(cp) > MAX_FIT_CP:
+                    continue
+                xs += [cp, -cp]
+                ys += [1.0 if white_won else 0.0, 1.0 if black_won else 0.0]
+    # P = sigmoid(a + b x); Newton's method on the log-likelihood.
+    a, b = 0.0, 0.005
+    for _ in range(50):
+        ga = gb = haa = hab = hbb = 0.0
+        for x, y in zip(xs, ys):
+            z = max(-500.0, min(500.0, a + b * x))
+            p = 1.0 / (1.0 + math.exp(-z))
+            w = p * (1.0 - p)
+            ga += y - p
+            gb += (y - p) * x
+            haa += w
+            hab += w * x
+            hbb += w * x * x
+        det = haa * hbb - hab * hab
+        da = (hbb * ga - hab * gb) / det
+        db = (haa * gb - hab * ga) / det
+        # damped steps: a full Newton step from a poor start can overshoot
+        scale = min(1.0, 0.002 / abs(db)) if db else 1.0
+        a += da * scale
+        b += db * scale
+        if abs(da) < 1e-10 and abs(db) < 1e-12:
+            break
+    return -a / b, 1.0 / b, len(xs), games
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", required=True, help="JSON-lines file of games (outside the repository)")
+    parser.add_argument("--games", type=int, default=300, help="number of games (default 300)")
+    parser.add_argument("--nodes", type=int, default=4000, help="node budget per move (default 4000)")
+    parser.add_argument("--fit-only", action="store_true", help="fit the games already in --out")
+    args = parser.parse_args()
+    out = Path(args.out)
+    if not args.fit_only:
+        generate(out, args.games, args.nodes, shared_dir() / "data" / "chessathome_openings.fen")
+    x50, s, points, games = fit(out)
+    print(f"games: {games}, points: {points}")
+    print(f"P(win) = 1 / (1 + exp(-(cp - {x50:.1f}) / {s:.1f}))")
+    print(f"50% to win at {x50:.1f} Scacco cp; CP_SCALE = 100 / x50 = {100 / x50:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

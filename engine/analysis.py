@@ -1,0 +1,327 @@
+"""Game analysis: every position of a game's main line searched, every move judged.
+
+`analyse_game(game, budget)` searches each position of the main line within the budget (a
+node budget by default, so the result does not depend on the machine's load) with one
+Searcher for the game, cleared at its start, so the transposition table helps from move to
+move and the result does not depend on what the process analysed before.  For every move it
+gives the evaluations before and after (White's view, normalised centipawns: see
+engine/accuracy.py), the engine's best move and line in SAN, Win%, the move's accuracy and
+its judgement (lichess's rules); per side the game accuracy, the average centipawn loss and
+the counts of inaccuracies, mistakes and blunders.
+
+`analyse_pgn(text, budget, number)` is the same on one game's PGN text: a plain function of
+(PGN text, budget), which local worker processes and Ray tasks both call (engine/batch.py).
+The formatting of the results (the text report, the annotated PGN, the JSON) is here too;
+the command line (`scacco analyse`, engine/analyse_command.py) only composes them.
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Dict, Iterable, List, Optional
+
+from . import accuracy as acc
+from .accuracy import Eval
+from .board import Board
+from .pgn import Game, MoveNode, read_game
+from .search import Searcher
+
+__all__ = ["Budget", "MoveAnalysis", "SideReport", "GameAnalysis", "AnalysisError",
+           "DEFAULT_NODES", "analyse_game", "analyse_pgn", "evaluate_position", "game_report",
+           "summary_report", "annotated_game", "annotated_pgn", "MAX_VARIATION_PLIES"]
+
+# The default budget per position: a 40-move game (81 positions, 12.2 M nodes) in about 6 s
+# on one unloaded core of the test machine (bench/analysis_speed.py measures it;
+# bench/analysis_quality.py compares its blunders with Stockfish's, see the README).
+DEFAULT_NODES = 150_000
+# A mistake's or blunder's variation in the annotated PGN shows this much of the best line.
+MAX_VARIATION_PLIES = 10
+JUDGEMENT_NAMES = {acc.INACCURACY: "Inaccuracy", acc.MISTAKE: "Mistake", acc.BLUNDER: "Blunder"}
+
+
+class AnalysisError(ValueError):
+    """A game that cannot be analysed (unreadable PGN, an illegal move); says where."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The search limits per position (one of nodes, depth, movetime in ms) and the hash."""
+
+    nodes: Optional[int] = None
+    depth: Optional[int] = None
+    movetime: Optional[int] = None
+    hash_mb: int = 16
+
+    def limits(self) -> Dict[str, int]:
+        """Searcher.search keyword arguments; the default node budget when none is set."""
+        if self.depth is not None:
+            return {"depth": self.depth}
+        if self.movetime is not None:
+            return {"hard_time": self.movetime}
+        return {"nodes": self.nodes if self.nodes is not None else DEFAULT_NODES}
+
+    def describe(self) -> str:
+        key, value = next(iter(self.limits().items()))
+        return {"depth": f"depth {value}", "hard_time": f"{value} ms",
+                "nodes": f"{value} nodes"}[key] + " per position"
+
+
+@dataclass
+class MoveAnalysis:
+    """One move of the main line and what the analysis says about it.  Evaluations and Win%
+    are White's view; accuracy and centipawn loss the mover's."""
+
+    ply: int                 # 0 for the game's first move
+    move_number: int
+    white: bool              # White made the move
+    uci: str
+    san: str
+    before: Eval
+    after: Eval
+    best_uci: Optional[str]
+    best_san: Optional[str]
+    best_line: List[str]     # the engine's line from the position before the move, SAN
+    win_before: float
+    win_after: float
+    accuracy: float
+    cp_loss: int
+    judgement: Optional[str] = None        # "inaccuracy", "mistake", "blunder"
+    mate_sequence: Optional[str] = None    # lichess's mate rule that judged it, if any
+
+    def label(self) -> str:
+        """`14... Qxb2??`: the move with its number and glyph."""
+        dots = "." if self.white else "..."
+        glyph = acc.GLYPHS.get(self.judgement, "") if self.judgement else ""
+        return f"{self.move_number}{dots} {self.san}{glyph}"
+
+    def advice(self) -> str:
+        """lichess's comment: `Mistake. Nf3 was best.` (or the mate sequence), '' if none."""
+        if self.judgement is None:
+            return ""
+        text = (self.mate_sequence or JUDGEMENT_NAMES[self.judgement]) + "."
+        if self.best_san:
+            text += f" {self.best_san} was best."
+        return text
+
+
+@dataclass
+class SideReport:
+    """One side's figures for a game."""
+
+    accuracy: Optional[float]
+    acpl: Optional[int]
+    inaccuracies: int
+    mistakes: int
+    blunders: int
+
+
+@dataclass
+class GameAnalysis:
+    """A whole game's analysis: where it comes from, the moves, both sides' figures."""
+
+    number: int
+    headers: Dict[str, str]
+    fen: str
+    chess960: bool
+    result: str
+    start: Eval                      # the starting position's evaluation
+    moves: List[MoveAnalysis] = field(default_factory=list)
+    white: Optional[SideReport] = None
+    black: Optional[SideReport] = None
+    budget: Budget = Budget()
+    nodes: int = 0
+    plies: int = 0                   # the number of moves (kept when `moves` is dropped)
+
+    @property
+    def positions(self) -> int:
+        return self.plies + 1
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Plain data for JSON (evaluations as {"cp": .., "mate": .., "winner": ..})."""
+        return asdict(self)
+
+
+def _normalised(cp: int) -> int:
+    return round(cp * acc.CP_SCALE)
+
+
+def evaluate_position(searcher: Searcher, board: Board, budget: Budget):
+    """(Eval from White's view, best move UCI or None, line UCI, nodes) for one position; a
+    checkmate or stalemate on the board is judged without a search."""
+    if not board.has_legal_moves():
+        if board.is_check():
+            return Eval(mate=0, winner=not board.turn), None, [], 0
+        return Eval(cp=0), None, [], 0
+    result = searcher.search(board, **budget.limits())
+    sign = 1 if board.turn else -1
+    if result.score_mate is not None:
+        evaluation = Eval(mate=sign * result.score_mate)
+    else:
+        evaluation = Eval(cp=sign * _normalised(result.score_cp))
+    return evaluation, result.best_move, list(result.pv), result.nodes
+
+
+def _line_san(board: Board, line: Iterable[str]) -> List[str]:
+    walker = board.copy()
+    out = []
+    for uci in line:
+        out.append(walker.san(uci))
+        walker.push_uci(uci)
+    return out
+
+
+def _side_report(moves: List[MoveAnalysis], white: bool, accuracy: Optional[float]) -> SideReport:
+    mine = [m for m in moves if m.white == white]
+    count = lambda judgement: sum(1 for m in mine if m.judgement == judgement)  # noqa: E731
+    return SideReport(accuracy=None if accuracy is None else round(accuracy, 1),
+                      acpl=acc.average_centipawn_loss(m.cp_loss for m in mine),
+                      inaccuracies=count(acc.INACCURACY), mistakes=count(acc.MISTAKE),
+                      blunders=count(acc.BLUNDER))
+
+
+def analyse_game(game: Game, budget: Budget = Budget(), *, number: int = 1,
+                 on_position: Optional[Callable[[], None]] = None,
+                 searcher: Optional[Searcher] = None) -> GameAnalysis:
+    """Analyses a game's main line within the budget per position (see the module
+    docstring).  on_position is called after each position searched.
+
+    :raises AnalysisError: if the game has reading errors or an illegal starting position.
+    """
+    if game.errors:
+        raise AnalysisError(f"game {number}: {game.errors[0]}")
+    try:
+        board = game.board()
+    except ValueError as error:
+        raise AnalysisError(f"game {number}: bad starting position: {error}") from None
+    if searcher is None:
+        searcher = Searcher(budget.hash_mb)
+    searcher.clear()
+    # one search per position: the evaluation after a move is the one before the next
+    evaluations = []
+    total_nodes = 0
+    for index in range(len(game.moves) + 1):
+        evaluation, best, line, nodes = evaluate_position(searcher, board, budget)
+        total_nodes += nodes
+        evaluations.append((evaluation, best, line, board.copy()))
+        if on_position is not None:
+            on_position()
+        if index < len(game.moves):
+            board.push_uci(game.moves[index].uci)
+
+    moves: List[MoveAnalysis] = []
+    win_percents = [acc.eval_win_percent(evaluations[0][0])]
+    for index, node in enumerate(game.moves):
+        before, best_uci, line, position = evaluations[index]
+        after = evaluations[index + 1][0]
+        white = bool(position.turn)
+        win_before, win_after = acc.eval_win_percent(before), acc.eval_win_percent(after)
+        win_percents.append(win_after)
+        mine_before = win_before if white else 100.0 - win_before
+        mine_after = win_after if white else 100.0 - win_after
+        if node.uci == best_uci:
+            judgement, sequence = None, None    # the engine's own choice is not judged
+        else:
+            judgement, sequence = acc.judge(before, after, white)
+        line_san = _line_san(position, line)
+        moves.append(MoveAnalysis(
+            ply=index, move_number=position.fullmove_number, white=white, uci=node.uci,
+            san=node.san, before=before, after=after, best_uci=best_uci,
+            best_san=line_san[0] if line_san else None, best_line=line_san,
+            win_before=round(win_before, 2), win_after=round(win_after, 2),
+            accuracy=round(acc.move_accuracy(mine_before, mine_after), 2),
+            cp_loss=acc.centipawn_loss(before, after, white), judgement=judgement,
+            mate_sequence=sequence))
+    first_white = bool(evaluations[0][3].turn)
+    white_accuracy, black_accuracy = acc.game_accuracy(win_percents, first_white)
+    return GameAnalysis(number=number, headers=dict(game.headers), fen=game.fen,
+                        chess960=game.chess960, result=game.result, start=evaluations[0][0],
+                        moves=moves, white=_side_report(moves, True, white_accuracy),
+                        black=_side_report(moves, False, black_accuracy), budget=budget,
+                        nodes=total_nodes, plies=len(moves))
+
+
+def analyse_pgn(text: str, budget: Budget = Budget(), number: int = 1,
+                on_position: Optional[Callable[[], None]] = None) -> GameAnalysis:
+    """analyse_game on the first game of a PGN text: the plain function of (PGN text, budget)
+    that worker processes and Ray tasks run.  :raises AnalysisError: no game, or a bad one."""
+    game = read_game(io.StringIO(text))
+    if game is None:
+        raise AnalysisError(f"game {number}: no game in the text")
+    return analyse_game(game, budget, number=number, on_position=on_position)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reports
+
+def _title(analysis: GameAnalysis) -> str:
+    h = analysis.headers
+    return (f"Game {analysis.number}: {h.get('White', '?')} - {h.get('Black', '?')} "
+            f"{analysis.result}" + (f" ({h['Event']})" if h.get("Event", "?") != "?" else ""))
+
+
+def _side_line(name: str, side: SideReport) -> str:
+    accuracy = "-" if side.accuracy is None else f"{side.accuracy:.0f}%"
+    acpl = "-" if side.acpl is None else str(side.acpl)
+    return (f"  {name:<6} accuracy {accuracy:>4}  ACPL {acpl:>4}  inaccuracies {side.inaccuracies}"
+            f"  mistakes {side.mistakes}  blunders {side.blunders}")
+
+
+def game_report(analysis: GameAnalysis) -> str:
+    """The text report of one game: per side accuracy, ACPL and counts, then the judged
+    moves (`14... Qxb2?? (-4.1) Best: Rd8`), evaluations after the move, White's view."""
+    lines = [_title(analysis), f"  {analysis.budget.describe()}, {analysis.positions} positions",
+             _side_line("White", analysis.white), _side_line("Black", analysis.black)]
+    for move in analysis.moves:
+        if move.judgement is not None:
+            best = f" Best: {move.best_san}" if move.best_san else ""
+            lines.append(f"  {move.label()} ({move.after.short()}){best}")
+    return "\n".join(lines) + "\n"
+
+
+def summary_report(analyses: List[GameAnalysis], failed: int = 0) -> str:
+    """Totals over several games: games, moves, judged moves, mean accuracy and ACPL."""
+    def mean(values):
+        values = [v for v in values if v is not None]
+        return sum(values) / len(values) if values else None
+
+    sides = [a.white for a in analyses] + [a.black for a in analyses]
+    moves = sum(a.plies for a in analyses)
+    accuracy = mean([s.accuracy for s in sides])
+    acpl = mean([s.acpl for s in sides])
+    return (f"Summary: {len(analyses)} games analysed" + (f", {failed} not (errors above)" if failed else "")
+            + f", {moves} moves; inaccuracies {sum(s.inaccuracies for s in sides)}, mistakes "
+            f"{sum(s.mistakes for s in sides)}, blunders {sum(s.blunders for s in sides)}; mean "
+            f"accuracy {'-' if accuracy is None else f'{accuracy:.1f}%'}, mean ACPL "
+            f"{'-' if acpl is None else f'{acpl:.0f}'}\n")
+
+
+def annotated_game(analysis: GameAnalysis, annotator: str = "Scacco") -> Game:
+    """The game back with its tags, `[%eval ..]` after every move, the judgement NAGs
+    ($6 ?!, $2 ?, $4 ??), lichess's comment on each judged move, and for each mistake and
+    blunder a variation with the engine's best line."""
+    headers = dict(analysis.headers)
+    headers.setdefault("Annotator", annotator)
+    game = Game(headers=headers, fen=analysis.fen, chess960=analysis.chess960,
+                result=analysis.result)
+    for move in analysis.moves:
+        node = MoveNode(move.uci, move.san)
+        words = [f"[%eval {move.after.pgn()}]"] if move.after.pgn() else []
+        if move.judgement is not None:
+            node.nags.append(acc.NAGS[move.judgement])
+            words.append(f"({move.before.short()} \u2192 {move.after.short()}) {move.advice()}")
+            if move.judgement in (acc.MISTAKE, acc.BLUNDER) and move.best_line:
+                board = Board(analysis.fen, chess960=analysis.chess960)
+                for earlier in analysis.moves[:move.ply]:
+                    board.push_uci(earlier.uci)
+                variation = []
+                for san in move.best_line[:MAX_VARIATION_PLIES]:
+                    uci = board.push_san(san)
+                    variation.append(MoveNode(uci, san))
+                node.variations.append(variation)
+        node.comment = " ".join(words)
+        game.moves.append(node)
+    return game
+
+
+def annotated_pgn(analysis: GameAnalysis) -> str:
+    return str(annotated_game(analysis))

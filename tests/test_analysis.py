@@ -1,0 +1,233 @@
+"""Game analysis (engine/analysis.py) and `scacco analyse`, checked with python-chess.
+
+Small node budgets keep these fast.  What is asserted comes from references: python-chess
+(legality, SAN, reading the annotated PGN back), lichess's formulas worked by hand on the
+evaluations the analysis reports, and chess facts (a move that allows mate in one).
+"""
+import io
+import json
+import math
+import os
+import sys
+
+import chess
+import chess.pgn
+import pytest
+
+from scacco.engine import accuracy as acc
+from scacco.engine.analysis import (Budget, analyse_game, analyse_pgn, annotated_pgn,
+                                    game_report)
+from scacco.engine.batch import Failure, run_local
+from scacco.engine.pgn import read_game
+from scacco.uci.__main__ import main
+
+NODES = 3000
+
+SCHOLAR = """[Event "scholar"]
+[White "A"]
+[Black "B"]
+[Result "1-0"]
+
+1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0
+"""
+
+# A quiet queen's gambit: no mates, so every evaluation is in centipawns.
+SHORT = """[Event "short"]
+[White "C"]
+[Black "D"]
+[Result "*"]
+
+1. d4 d5 2. c4 e6 3. Nc3 Nf6 4. Bg5 Be7 5. e3 Ne4 6. Bxe7 Qxe7 7. Nxe4 dxe4 8. Qa4+ *
+"""
+
+BAD = """[Event "bad"]
+[White "E"]
+[Black "F"]
+[Result "*"]
+
+1. e4 e5 2. Ke3 Nc6 *
+"""
+
+
+def read(text):
+    return read_game(io.StringIO(text))
+
+
+def winning_chances(cp):
+    # by hand, from lichess's published formula
+    return 2 / (1 + math.exp(-0.00368208 * cp)) - 1
+
+
+def test_walking_into_mate_in_one_is_a_blunder():
+    analysis = analyse_game(read(SCHOLAR), Budget(nodes=NODES))
+    moves = analysis.moves
+    assert [m.san for m in moves] == ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]
+    nf6 = moves[5]
+    # after 3... Nf6 White mates in one (python-chess: Qxf7 is mate)
+    board = chess.Board()
+    for m in moves[:6]:
+        board.push_uci(m.uci)
+    assert board.is_checkmate() is False
+    board.push_uci("h5f7")
+    assert board.is_checkmate()
+    assert nf6.after.mate == 1
+    assert nf6.judgement == acc.BLUNDER and nf6.mate_sequence == acc.MATE_CREATED
+    assert nf6.advice().startswith("Checkmate is now unavoidable.")
+    # the final position is mate on the board: White won; the mating move is not judged
+    assert moves[6].after.mate == 0 and moves[6].after.winner is True
+    assert moves[6].judgement is None
+    assert analysis.black.blunders == 1
+    assert "3... Nf6?? (#1) Best: " in game_report(analysis)
+
+
+def test_facts_per_move_agree_with_python_chess_and_the_formulas():
+    analysis = analyse_game(read(SHORT), Budget(nodes=NODES))
+    board = chess.Board()
+    assert len(analysis.moves) == 15
+    for index, move in enumerate(analysis.moves):
+        assert move.ply == index and move.white == (board.turn == chess.WHITE)
+        assert move.move_number == board.fullmove_number
+        assert move.san == board.san(chess.Move.from_uci(move.uci))
+        # the engine's line is legal from the position before the move, SAN as python-chess
+        walker = board.copy()
+        for san in move.best_line:
+            walker.push_san(san)
+        assert move.best_san == move.best_line[0]
+        # the evaluation after a move is the one before the next
+        if index + 1 < len(analysis.moves):
+            assert analysis.moves[index + 1].before == move.after
+        # Win% and accuracy by hand from the reported centipawns (White's view)
+        before, after = move.before.cp, move.after.cp
+        assert move.win_before == pytest.approx(50 + 50 * winning_chances(max(-1000, min(1000, before))), abs=0.01)
+        assert move.win_after == pytest.approx(50 + 50 * winning_chances(max(-1000, min(1000, after))), abs=0.01)
+        mine = (lambda w: w) if move.white else (lambda w: 100 - w)
+        drop = mine(move.win_before) - mine(move.win_after)
+        expected = 100.0 if drop <= 0 else max(0.0, min(100.0, 103.1668 * math.exp(-0.04354 * drop) - 3.1669))
+        assert move.accuracy == pytest.approx(expected, abs=0.05)
+        # the class by hand from the mover's drop in winning chances
+        fall = winning_chances(before) - winning_chances(after)
+        fall = fall if move.white else -fall
+        expected_class = (None if move.uci == move.best_uci else
+                          "blunder" if fall >= 0.3 else "mistake" if fall >= 0.2 else
+                          "inaccuracy" if fall >= 0.1 else None)
+        assert move.judgement == expected_class
+        clamp = lambda cp: max(-1000, min(1000, cp))  # noqa: E731
+        loss = clamp(before) - clamp(after) if move.white else clamp(after) - clamp(before)
+        assert move.cp_loss == max(0, min(1000, loss))
+        board.push_uci(move.uci)
+    white_losses = [m.cp_loss for m in analysis.moves if m.white]
+    assert analysis.white.acpl == round(sum(white_losses) / len(white_losses))
+
+
+def test_same_result_with_a_reused_searcher_and_across_processes():
+    first = analyse_pgn(SHORT, Budget(nodes=NODES), 1)
+    # a process that analysed another game before gets the same answer (cleared table)
+    analyse_pgn(SCHOLAR, Budget(nodes=NODES), 1)
+    again = analyse_pgn(SHORT, Budget(nodes=NODES), 1)
+    assert again.to_dict() == first.to_dict()
+    items = [(SHORT, Budget(nodes=NODES), 1), (BAD, Budget(nodes=NODES), 2),
+             (SCHOLAR, Budget(nodes=NODES), 3)]
+    one = list(run_local(analyse_pgn, items, jobs=1))
+    two = list(run_local(analyse_pgn, items, jobs=2))
+    assert isinstance(one[1], Failure) and isinstance(two[1], Failure)
+    assert "game 2" in str(two[1].error)
+    for a, b in ((one[0], two[0]), (one[2], two[2])):
+        assert a.to_dict() == b.to_dict()
+    assert one[0].to_dict() == first.to_dict()
+
+
+def test_annotated_pgn_reads_back_in_python_chess():
+    analysis = analyse_game(read(SCHOLAR + "\n" + SHORT), Budget(nodes=NODES))
+    game = chess.pgn.read_game(io.StringIO(annotated_pgn(analysis)))
+    assert game.headers["White"] == "A" and game.headers["Event"] == "scholar"
+    assert game.headers["Result"] == "1-0"
+    nodes = list(game.mainline())
+    assert [n.move.uci() for n in nodes] == [m.uci for m in analysis.moves]
+    for node, move in zip(nodes, analysis.moves):
+        score = node.eval()
+        if move.after.mate == 0:
+            assert score is None            # mate on the board: no %eval
+        elif move.after.mate is not None:
+            assert score.white().mate() == move.after.mate
+        else:
+            assert score.white().score() == move.after.cp
+        expected_nags = {acc.NAGS[move.judgement]} if move.judgement else set()
+        assert node.nags == expected_nags
+        if move.judgement in (acc.MISTAKE, acc.BLUNDER):
+            assert len(node.parent.variations) == 2     # the move and the best line
+            line = node.parent.variations[1]
+            assert line.move.uci() == move.best_uci
+            assert f"{move.best_san} was best." in node.comment
+        else:
+            assert len(node.parent.variations) == 1
+    nf6 = nodes[5]
+    assert chess.pgn.NAG_BLUNDER in nf6.nags and "Checkmate is now unavoidable" in nf6.comment
+
+
+@pytest.fixture
+def games_file(tmp_path):
+    path = tmp_path / "games.pgn"
+    path.write_text(SCHOLAR + "\n" + BAD + "\n" + SHORT)
+    return path
+
+
+def test_command_outputs(games_file, tmp_path, capsys, monkeypatch):
+    out, report, graph = tmp_path / "out.pgn", tmp_path / "report.json", tmp_path / "eval.png"
+    status = main(["analyse", str(games_file), "--nodes", str(NODES), "--jobs", "1",
+                   "--out", str(out), "--json", str(report), "--graph", str(graph)])
+    captured = capsys.readouterr()
+    assert status == 1                              # one game could not be analysed
+    assert "skipping game 2" in captured.err and "Ke3" in captured.err
+    assert "positions" in captured.err              # progress
+    assert "Game 1: A - B 1-0" in captured.out and "Game 3: C - D" in captured.out
+    assert "Summary: 2 games analysed, 1 not" in captured.out
+    games = []
+    with open(out) as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            games.append(game)
+    assert [g.headers["Event"] for g in games] == ["scholar", "short"]
+    data = json.loads(report.read_text())
+    assert [g["number"] for g in data["games"]] == [1, 3]
+    assert data["summary"]["failed"] == [2]
+    first = data["games"][0]
+    assert first["moves"][5]["judgement"] == "blunder" and first["black"]["blunders"] == 1
+    if "matplotlib" in sys.modules or _has("matplotlib"):
+        for number in (1, 3):
+            png = tmp_path / f"eval-{number}.png"
+            assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _has(module):
+    import importlib.util
+    return importlib.util.find_spec(module) is not None
+
+
+def test_graph_without_matplotlib_says_which_extra(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "one.pgn"
+    path.write_text(SCHOLAR)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)    # import matplotlib fails
+    out, graph = tmp_path / "out.pgn", tmp_path / "eval.png"
+    assert main(["analyse", str(path), "--nodes", "500", "--jobs", "1", "--out", str(out),
+                 "--graph", str(graph)]) == 0
+    captured = capsys.readouterr()
+    assert "scacco[plot]" in captured.err
+    assert not graph.exists() and chess.pgn.read_game(io.StringIO(out.read_text())) is not None
+
+
+def test_ray_gives_the_local_results(games_file):
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"        # nothing leaves the machine
+    ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'scacco[ray]')")
+    from scacco.engine.batch import run_ray
+    items = [(SHORT, Budget(nodes=NODES), 1), (BAD, Budget(nodes=NODES), 2),
+             (SCHOLAR, Budget(nodes=NODES), 3)]
+    local = list(run_local(analyse_pgn, items, jobs=1))
+    ray.init(num_cpus=2, include_dashboard=False, address="local",
+             _node_ip_address="127.0.0.1")
+    try:
+        remote = list(run_ray(analyse_pgn, items))
+    finally:
+        ray.shutdown()
+    assert isinstance(remote[1], Failure)
+    assert remote[0].to_dict() == local[0].to_dict()
+    assert remote[2].to_dict() == local[2].to_dict()
