@@ -193,8 +193,10 @@ cdef class MateSearch:
         position_copy(&self.ms.pos, &board.pos)
 
     def clear(self):
-        """Forget every remembered result."""
-        memset(self.ms.table, 0, (1 << MATE_TABLE_BITS) * sizeof(MateEntry))
+        """Forget every remembered result (without the GIL: 16 MB of memset)."""
+        cdef MateEntry* table = self.ms.table
+        with nogil:
+            memset(table, 0, (1 << MATE_TABLE_BITS) * sizeof(MateEntry))
 
     def stop(self):
         """Stop the running proof (its token).  Thread-safe."""

@@ -34,14 +34,17 @@ cdef class SearchCore:
         tt_resize(&self.sd.tt, megabytes)
 
     def clear(self):
-        """Forget everything learnt: table, histories, killers, countermoves."""
-        tt_clear(&self.sd.tt)
-        memset(self.sd.history, 0, sizeof(self.sd.history))
-        memset(self.sd.capture_history, 0, sizeof(self.sd.capture_history))
-        memset(self.sd.killers, 0, sizeof(self.sd.killers))
-        memset(self.sd.countermoves, 0, sizeof(self.sd.countermoves))
-        memset(self.sd.continuation, 0, sizeof(self.sd.continuation))
-        clear_pawn_cache(<PawnEntry*>self.sd.pos.pawn_cache)
+        """Forget everything learnt: table, histories, killers, countermoves, pawn cache.
+        Without the GIL: megabytes of memset must not stall the thread reading commands."""
+        cdef SearchData* sd = self.sd
+        with nogil:
+            tt_clear(&sd.tt)
+            memset(sd.history, 0, sizeof(sd.history))
+            memset(sd.capture_history, 0, sizeof(sd.capture_history))
+            memset(sd.killers, 0, sizeof(sd.killers))
+            memset(sd.countermoves, 0, sizeof(sd.countermoves))
+            memset(sd.continuation, 0, sizeof(sd.continuation))
+            clear_pawn_cache(<PawnEntry*>sd.pos.pawn_cache)
 
     def hashfull(self):
         return tt_hashfull(&self.sd.tt)
