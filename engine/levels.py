@@ -171,5 +171,9 @@ def play(searcher: Searcher, board: Board, *, limit_strength: bool = False, elo:
                 or search_args.get("multipv", 1) != 1 or search_args.get("searchmoves"))
     if level is None or analysis:
         return searcher.search(board, **search_args)
-    return play_weakened(searcher, board, level, rng=rng, hard_time=search_args.get("hard_time"),
+    # A level plays from its node budget: a clock's hard limit or a movetime only caps it.
+    cap = search_args.get("hard_time")
+    if search_args.get("movetime") is not None:
+        cap = search_args["movetime"]
+    return play_weakened(searcher, board, level, rng=rng, hard_time=cap,
                          on_info=search_args.get("on_info"), solver=searcher.mate_solver)

@@ -54,12 +54,17 @@ def mating_moves(board: Board, n: int, solver: Optional[MateSearch] = None,
 
 
 def shortest_mate(board: Board, n: int, solver: Optional[MateSearch] = None,
-                  node_limit: int = 0) -> Optional[Tuple[int, int]]:
+                  node_limit: int = 0,
+                  time_limit_ms: Optional[float] = None) -> Optional[Tuple[int, int]]:
     """(move code, k) of a move that mates in the fewest moves k <= n, or None if the side to
-    move cannot force mate within n moves."""
+    move cannot force mate within n moves.
+
+    :raises MateSearchInterrupted: if node_limit (0: none), time_limit_ms (None: none) or a
+        stop request ends the proof.
+    """
     solver = solver or MateSearch()
     solver.set_position(board)
-    solver.reset(node_limit)
+    solver.reset(node_limit, time_limit_ms)
     moves = board.legal_move_codes()
     for k in range(1, n + 1):
         for move in moves:
@@ -68,12 +73,12 @@ def shortest_mate(board: Board, n: int, solver: Optional[MateSearch] = None,
     return None
 
 
-def proven_mate_line(board: Board, n: int, solver: MateSearch,
-                     node_limit: int = 0) -> Optional[Tuple[int, List[int]]]:
+def proven_mate_line(board: Board, n: int, solver: MateSearch, node_limit: int = 0,
+                     time_limit_ms: Optional[float] = None) -> Optional[Tuple[int, List[int]]]:
     """(k, line of move codes) of a shortest forced mate in k <= n moves; None when there is
-    no mate within n or the proof did not finish within node_limit nodes."""
+    no mate within n or the proof did not finish within node_limit nodes / time_limit_ms."""
     try:
-        found = shortest_mate(board, n, solver, node_limit=node_limit)
+        found = shortest_mate(board, n, solver, node_limit=node_limit, time_limit_ms=time_limit_ms)
         if found is None:
             return None
         move, k = found

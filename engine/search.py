@@ -2,7 +2,20 @@
 
 The C core (ext._core.SearchCore) searches one depth at a time with the GIL released; this
 module runs the iterations, the aspiration windows and MultiPV lines, decides when to stop
-(depth, nodes, mate, soft and hard time), and reports one SearchInfo per completed line.
+(depth, nodes, mate, a fixed movetime, or the soft and hard limits of clock play), and reports
+one SearchInfo per completed line.
+
+Time comes in one of two kinds, and the driver keeps them apart:
+
+* clock play (soft_time, hard_time): no new iteration is begun after the soft limit, which is
+  stretched while the best move keeps changing and shrunk when it has stayed the same for six
+  iterations; a forced move or a mate seen deep enough ends the search early.  The time saved
+  is spent on later moves.  The hard limit is never crossed.
+* a fixed movetime (`go movetime`): the time is used whole.  The C search stops itself at the
+  deadline, and nothing between iterations looks at the clock.  The search ends before the
+  deadline only at another limit it was given (depth, nodes, mate), with a single legal move, with
+  a mate that the exact solver proves, or when MAX_DEPTH iterations are done (a position
+  searched out that fast, such as a bare-kings draw, has nothing left to search).
 """
 from __future__ import annotations
 
@@ -24,6 +37,13 @@ VALUE_INFINITE = VALUE_INFINITE_PY
 MATE_BOUND = MATE_BOUND_PY
 # `go mate N` first tries an exact proof within this many nodes (a few seconds at most).
 EXACT_MATE_NODE_LIMIT = 30_000_000
+# A mate in m the search has seen is trusted from iteration 2m + this on: clock play then
+# stops, a fixed movetime asks the exact solver for a proof first.
+MATE_CONFIRMATION_PLIES = 6
+# The exact solver proves mates of at most this many moves (MateSearch.move_mates), and one
+# attempt gets at most this share of the time left (a long mate may not be provable in time).
+MAX_PROVABLE_MATE = 60
+PROOF_TIME_SHARE = 0.25
 
 
 def score_to_cp_mate(score: int):
@@ -82,6 +102,8 @@ class Searcher:
         self._mate_solver: Optional[MateSearch] = None
         self._soft_start = 0.0
         self._soft_ms: Optional[float] = None
+        self._fixed_time = False          # the deadline is a fixed movetime: no soft limit
+        self._deadline: Optional[float] = None   # time.monotonic() of the hard deadline
 
     @staticmethod
     def _check_hash(mb) -> None:
@@ -113,27 +135,48 @@ class Searcher:
         return self._stop_requested
 
     def set_time_limits(self, soft_ms: Optional[float], hard_ms: Optional[float]) -> None:
-        """(Re)set the time limits, measured from now (after ponderhit).  Thread-safe."""
+        """Clock play: (re)set the soft and hard limits, measured from now (after ponderhit).
+        Thread-safe."""
         self._soft_start = time.monotonic()
         self._soft_ms = soft_ms
+        self._fixed_time = False
+        self._set_deadline(hard_ms)
+
+    def set_movetime(self, ms: float) -> None:
+        """A fixed movetime of ms from now (after ponderhit): the search uses all of it.
+        Thread-safe."""
+        self._fixed_time = True
+        self._soft_ms = None
+        self._set_deadline(ms)
+
+    def _set_deadline(self, hard_ms: Optional[float]) -> None:
+        self._deadline = time.monotonic() + hard_ms / 1000.0 if hard_ms is not None else None
         self._core.set_hard_limit(hard_ms)
 
     # -- the driver ---------------------------------------------------------------------
 
     def search(self, board: Board, *, depth: Optional[int] = None, nodes: Optional[int] = None,
                mate: Optional[int] = None, soft_time: Optional[float] = None,
-               hard_time: Optional[float] = None, multipv: int = 1,
-               searchmoves: Optional[Sequence[str]] = None, infinite: bool = False,
+               hard_time: Optional[float] = None, movetime: Optional[float] = None,
+               multipv: int = 1, searchmoves: Optional[Sequence[str]] = None,
+               infinite: bool = False,
                on_info: Optional[Callable[[SearchInfo], None]] = None,
                on_currmove: Optional[Callable[[int, str, int], None]] = None) -> SearchResult:
-        """Search board (not modified) at full strength within the limits; see the module
-        docstring.  Playing levels are a layer above this (engine.levels.play).
+        """Search board (not modified) at full strength; the first limit reached ends it.
+        Times are milliseconds from this call: soft_time and hard_time for clock play, or
+        movetime for a fixed time that is used whole (see the module docstring).  Playing
+        levels are a layer above this (engine.levels.play).
 
-        :raises ValueError: on a searchmoves entry that is not a legal move.
+        :raises ValueError: on movetime together with soft_time or hard_time, or a searchmoves
+            entry that is not a legal move.
         """
-        return self._search(board, depth=depth, nodes=nodes, mate=mate, soft_time=soft_time,
-                            hard_time=hard_time, multipv=multipv, searchmoves=searchmoves,
-                            infinite=infinite, on_info=on_info, on_currmove=on_currmove)
+        started = time.monotonic()
+        if movetime is not None and (soft_time is not None or hard_time is not None):
+            raise ValueError("movetime is a fixed time: give it without soft_time and hard_time")
+        return self._search(board, started, depth=depth, nodes=nodes, mate=mate,
+                            soft_time=soft_time, hard_time=hard_time, movetime=movetime,
+                            multipv=multipv, searchmoves=searchmoves, infinite=infinite,
+                            on_info=on_info, on_currmove=on_currmove)
 
     @property
     def mate_solver(self) -> MateSearch:
@@ -145,8 +188,8 @@ class Searcher:
             self._mate_solver = MateSearch()
         return self._mate_solver
 
-    def _search(self, board: Board, *, depth, nodes, mate, soft_time, hard_time, multipv,
-                searchmoves, infinite, on_info, on_currmove) -> SearchResult:
+    def _search(self, board: Board, started: float, *, depth, nodes, mate, soft_time, hard_time,
+                movetime, multipv, searchmoves, infinite, on_info, on_currmove) -> SearchResult:
         core = self._core
         self._stop_requested = False
         allowed = None
@@ -162,30 +205,45 @@ class Searcher:
                 on_currmove(depth, board.move_uci(code), number)
             core.set_root_move_callback(report)
         try:
-            return self._run(board, core, depth=depth, nodes=nodes, mate=mate, soft_time=soft_time,
-                             hard_time=hard_time, multipv=multipv, searchmoves=searchmoves,
-                             infinite=infinite, on_info=on_info)
+            return self._run(board, core, started, depth=depth, nodes=nodes, mate=mate,
+                             soft_time=soft_time, hard_time=hard_time, movetime=movetime,
+                             multipv=multipv, searchmoves=searchmoves, infinite=infinite,
+                             on_info=on_info, forced=len(board.legal_move_codes()) == 1)
         finally:
             core.set_root_move_callback(None)
 
-    def _run(self, board: Board, core, *, depth, nodes, mate, soft_time, hard_time, multipv,
-             searchmoves, infinite, on_info) -> SearchResult:
+    def _run(self, board: Board, core, started: float, *, depth, nodes, mate, soft_time,
+             hard_time, movetime, multipv, searchmoves, infinite, on_info,
+             forced: bool) -> SearchResult:
+        fixed = movetime is not None
+        hard_ms = movetime if fixed else hard_time
+
+        def hard_left() -> Optional[float]:
+            """The hard limit less the time already spent in this call (None: no limit)."""
+            if hard_ms is None:
+                return None
+            return max(0.0, hard_ms - (time.monotonic() - started) * 1000.0)
+
         if mate is not None and mate >= 1 and not infinite and multipv == 1 and not searchmoves:
-            proven = self._exact_mate(board, mate, on_info)
+            proven = self._exact_mate(board, mate, on_info, hard_left())
             if proven is not None:
                 return proven
             if self._stop_requested:
                 # stopped during the proof: a normal one-ply answer still gives a legal move
                 depth = 1
-            elif depth is None and nodes is None and soft_time is None and hard_time is None:
+            elif depth is None and nodes is None and soft_time is None and hard_ms is None:
                 # no mate within n (or no proof in time): an ordinary search of matching depth
                 depth = 2 * mate + 4
         max_depth = MAX_DEPTH if depth is None or infinite else max(1, min(depth, MAX_DEPTH))
-        self._soft_start = time.monotonic()
-        self._soft_ms = soft_time
-        core.start(nodes or 0, hard_time)
+        self._soft_start = started
+        self._soft_ms = None if fixed else soft_time
+        self._fixed_time = fixed
+        limit = hard_left()
+        self._deadline = time.monotonic() + limit / 1000.0 if limit is not None else None
+        core.start(nodes or 0, limit)
         if self._stop_requested:
             core.stop()
+        proofs_tried = set()
 
         scores = [0] * multipv
         best_history: List[int] = []
@@ -225,14 +283,25 @@ class Searcher:
                     break
             if infinite:
                 continue
-            if self._soft_ms is not None and core.root_count == 1 and iteration >= 4:
-                break  # a forced move needs no thinking
+            # A single legal move needs no thinking (four plies find a ponder move); clock play
+            # also takes a single move left by searchmoves as forced.
+            if iteration >= 4 and ((self._fixed_time and forced)
+                                   or (self._soft_ms is not None and core.root_count == 1)):
+                break
+            # Mate in mate_moves, seen at an iteration deep enough to trust it.
+            mate_moves = (VALUE_MATE - best_score + 1) // 2 if best_score >= MATE_BOUND else None
+            mate_settled = mate_moves is not None and iteration >= 2 * mate_moves + MATE_CONFIRMATION_PLIES
+            if self._fixed_time:
+                # The deadline in the C search ends a movetime search; between iterations only
+                # a mate proved exactly may end it sooner.
+                if mate_settled and self._mate_is_proved(board, best_history[-1], mate_moves,
+                                                         proofs_tried):
+                    break
+                continue
             if self._time_is_up(best_history):
                 break
-            if best_score >= MATE_BOUND and iteration >= 2 * ((VALUE_MATE - best_score + 1) // 2) + 6 \
-                    and depth is None and mate is None:
-                if self._soft_ms is not None:
-                    break
+            if mate_settled and depth is None and mate is None and self._soft_ms is not None:
+                break  # clock play: a mate seen this deep is played without proof
 
         if not completed:
             completed = [self._info(board, 0, max(completed_depth, 1), None)]
@@ -242,11 +311,29 @@ class Searcher:
         return SearchResult(pv[0], ponder, best.score_cp, best.score_mate, pv,
                             completed_depth, core.nodes, completed, best.score)
 
-    def _exact_mate(self, board: Board, n: int, on_info) -> Optional[SearchResult]:
-        """Prove the shortest mate within n moves; None when there is none or no proof came."""
+    def _mate_is_proved(self, board: Board, move: int, k: int, tried: set) -> bool:
+        """Does move force mate within k moves?  Asked of the exact solver once per (move, k)
+        and search, within PROOF_TIME_SHARE of the time left: no proof in time is a no, and
+        the search goes on to the deadline."""
+        if (move, k) in tried or k > MAX_PROVABLE_MATE or self._deadline is None:
+            return False
+        tried.add((move, k))
+        left_ms = (self._deadline - time.monotonic()) * 1000.0
+        if left_ms <= 0:
+            return False
+        solver = self._solver()
+        solver.set_position(board)
+        solver.reset(EXACT_MATE_NODE_LIMIT, PROOF_TIME_SHARE * left_ms)
+        return solver.move_mates(move, k) is True
+
+    def _exact_mate(self, board: Board, n: int, on_info,
+                    time_limit_ms: Optional[float] = None) -> Optional[SearchResult]:
+        """Prove the shortest mate within n moves; None when there is none or no proof came
+        within EXACT_MATE_NODE_LIMIT nodes and time_limit_ms."""
         solver = self._solver()
         start = time.monotonic()
-        proof = proven_mate_line(board, n, solver, node_limit=EXACT_MATE_NODE_LIMIT)
+        proof = proven_mate_line(board, n, solver, node_limit=EXACT_MATE_NODE_LIMIT,
+                                 time_limit_ms=time_limit_ms)
         if proof is None:
             return None
         k, codes = proof
@@ -288,7 +375,8 @@ class Searcher:
             delta += delta // 2 + 5
 
     def _time_is_up(self, best_history: List[int]) -> bool:
-        """Soft limit: stretched while the best move keeps changing, shrunk when it is stable."""
+        """Clock play's soft limit: stretched while the best move keeps changing, shrunk when it
+        is stable (the time saved is spent on later moves).  Never asked with a movetime."""
         if self._soft_ms is None:
             return False
         changes = sum(1 for a, b in zip(best_history[-4:], best_history[-3:]) if a != b)

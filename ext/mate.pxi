@@ -18,6 +18,7 @@ ctypedef struct MateSolver:
     MateEntry* table
     uint64_t nodes
     uint64_t node_limit
+    double deadline_ms       # absolute (now_ms), 0 = none; polled every 1024 nodes
     int stop
 
 cdef inline MateEntry* mate_entry(MateSolver* ms, uint64_t key) noexcept nogil:
@@ -39,6 +40,9 @@ cdef int attacker_mates(MateSolver* ms, int moves_left) noexcept nogil:
             return 0
     ms.nodes += 1
     if (ms.node_limit and ms.nodes >= ms.node_limit) or load_int(&ms.stop):
+        return -1
+    if ms.deadline_ms > 0 and (ms.nodes & 1023) == 0 and now_ms() >= ms.deadline_ms:
+        store_int(&ms.stop, 1)
         return -1
     n = generate_moves(p, GEN_ALL, moves)
     init_check_info(p, &ci)
@@ -149,9 +153,12 @@ cdef class MateSearch:
     def nodes(self):
         return self.ms.nodes
 
-    def reset(self, node_limit=0):
+    def reset(self, node_limit=0, time_limit_ms=None):
+        """A new proof: no nodes counted, no stop; it gives up (answers None) after node_limit
+        nodes (0: no limit) or time_limit_ms milliseconds from now (None: no limit)."""
         self.ms.nodes = 0
         self.ms.node_limit = node_limit or 0
+        self.ms.deadline_ms = now_ms() + max(0.0, time_limit_ms) if time_limit_ms is not None else 0
         store_int(&self.ms.stop, 0)
 
     def move_mates(self, int move, int moves_left):

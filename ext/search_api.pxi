@@ -72,6 +72,8 @@ cdef class SearchCore:
         sd.start_ms = now_ms()
         sd.hard_deadline_ms = sd.start_ms + hard_ms if hard_ms is not None else 0
         sd.check_countdown = 0
+        sd.check_interval = 1
+        sd.last_check_ms = sd.start_ms
         sd.seldepth = 0
         store_int(&sd.stop, 0)
         tt_new_search(&sd.tt)

@@ -93,6 +93,9 @@ class ForgetfulSearcher:
     def set_time_limits(self, soft, hard):
         pass
 
+    def set_movetime(self, ms):
+        pass
+
     def clear(self):
         pass
 

@@ -108,7 +108,7 @@ class Job:
         self.stop_requested = False
         self.pondering = False
         self.infinite = False
-        self.ponder_limits = None         # (soft, hard) to apply at ponderhit
+        self.ponder_limits = None         # the TimeLimits to apply at ponderhit
         self.ponderhit_at: Optional[float] = None
         self.cpu_at_ponderhit = 0.0
         self.thread: Optional[threading.Thread] = None
@@ -353,8 +353,10 @@ class Session:
             job.cpu_at_ponderhit = time.process_time()
             running = job.running
             limits = job.ponder_limits
-            # Pondering already spent the soft limit on this very position: answer now.
-            done_thinking = limits is not None and not job.infinite and job.elapsed_ms() >= limits[0]
+            # Pondering already spent the soft limit on this very position: answer now (clock
+            # play only: a movetime is used whole from the ponderhit).
+            done_thinking = (limits is not None and not job.infinite and not limits.fixed
+                             and job.elapsed_ms() >= limits.soft_ms)
             if done_thinking:
                 job.stop_requested = True
         if self.debug:      # before the release, so it cannot come after the bestmove
@@ -364,7 +366,7 @@ class Session:
         if running and done_thinking:
             self._searcher.stop()
         elif running and limits is not None:
-            self._searcher.set_time_limits(*limits)
+            self._apply_limits(limits)
 
     def cmd_quit(self, args: List[str], line: str) -> bool:
         return False
@@ -435,15 +437,22 @@ class Session:
         return chosen or legal
 
     def _time_limits(self, go, board, root_count: int):
-        """(soft_ms, hard_ms) from movetime or the clock of the side to move; None if neither."""
-        from ..engine.timeman import clock_limits, movetime_limits
+        """TimeLimits from movetime (fixed) or the clock of the side to move; None if neither."""
+        from ..engine.timeman import TimeLimits
         if go.movetime is not None:
-            return movetime_limits(go.movetime)
+            return TimeLimits.movetime(go.movetime)
         time_left, increment = go.clock(board.turn)
         if time_left is None:
             return None
-        return clock_limits(time_left, increment, go.movestogo, self.options["Move Overhead"],
-                            single_reply=root_count == 1)
+        return TimeLimits.clock(time_left, increment, go.movestogo, self.options["Move Overhead"],
+                                single_reply=root_count == 1)
+
+    def _apply_limits(self, limits) -> None:
+        """Tell the running search its TimeLimits, counted from now (after ponderhit)."""
+        if limits.fixed:
+            self._searcher.set_movetime(limits.hard_ms)
+        else:
+            self._searcher.set_time_limits(limits.soft_ms, limits.hard_ms)
 
     def _start_search(self, go) -> None:
         board = self.board.copy()
@@ -498,7 +507,7 @@ class Session:
         if limits is not None:
             since = job.ponderhit_at if job.ponderhit_at is not None else job.started_at
             spent = int((time.monotonic() - since) * 1000)
-            kwargs.update(soft_time=max(1, limits[0] - spent), hard_time=max(1, limits[1] - spent))
+            kwargs.update(limits.after(spent).search_args())
         best = ponder = None
         try:
             play = self.options.play_function()
@@ -535,8 +544,7 @@ class Session:
             self._searcher.stop()
         elif job.ponderhit_at is not None and job.ponder_limits is not None:
             spent = int((time.monotonic() - job.ponderhit_at) * 1000)
-            soft, hard = job.ponder_limits
-            self._searcher.set_time_limits(max(1, soft - spent), max(1, hard - spent))
+            self._apply_limits(job.ponder_limits.after(spent))
             job.ponder_limits = None       # once is enough
 
     def _on_info(self, job: Job, info) -> None:
