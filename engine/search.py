@@ -16,11 +16,20 @@ Time comes in one of two kinds, and the driver keeps them apart:
   deadline only at another limit it was given (depth, nodes, mate), with a single legal move, with
   a mate that the exact solver proves, or when MAX_DEPTH iterations are done (a position
   searched out that fast, such as a bare-kings draw, has nothing left to search).
+
+The table (resize_hash, clear) can be worked on in the background, so that a UCI loop answers at
+once: a resize is in place at once and gives the old memory back in the background; every
+search and hashfull() first waits for the clears queued before it.
 """
 from __future__ import annotations
 
+import os
+import queue
+import sys
 import threading
 import time
+import traceback
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence
 
@@ -44,6 +53,9 @@ MATE_CONFIRMATION_PLIES = 6
 # attempt gets at most this share of the time left (a long mate may not be provable in time).
 MAX_PROVABLE_MATE = 60
 PROOF_TIME_SHARE = 0.25
+# C threads that share the clearing of a large table (engine cores, at most eight: memory
+# bandwidth, not arithmetic, is the limit).
+CLEAR_THREADS = max(1, min(os.cpu_count() or 1, 8))
 
 
 def score_to_cp_mate(score: int):
@@ -88,16 +100,58 @@ class SearchResult:
     score: int = 0
 
 
+class TableWorker:
+    """One thread that runs table jobs in order, started with its owner: queuing a job never
+    starts a thread, which on a busy machine (and while a large table is being warmed up) can
+    keep the caller waiting for a long time.  The thread ends when the worker is collected."""
+
+    def __init__(self, name: str) -> None:
+        self._jobs: "queue.Queue[Optional[Callable[[], object]]]" = queue.Queue()
+        self._thread = threading.Thread(target=_serve, args=(self._jobs,), name=name, daemon=True)
+        self._thread.start()
+        weakref.finalize(self, self._jobs.put, None)
+
+    def run(self, job: Callable[[], object], background: bool) -> None:
+        """Queue job (background) or run it here once the queued jobs are done."""
+        if background:
+            self._jobs.put(job)
+        else:
+            self.wait()
+            job()
+
+    def wait(self) -> None:
+        """Return when every job queued so far is done (at once on the worker's own thread)."""
+        if threading.current_thread() is not self._thread:
+            self._jobs.join()
+
+
+def _serve(jobs: "queue.Queue[Optional[Callable[[], object]]]") -> None:
+    """A TableWorker's thread: holds no reference to its owner between jobs."""
+    while True:
+        job = jobs.get()
+        try:
+            if job is None:
+                return
+            job()
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+        finally:
+            job = None
+            jobs.task_done()
+
+
 class Searcher:
     """Owns a transposition table and the search histories; searches one board at a time.
 
     :param hash_mb: transposition table size in megabytes.
+    :raises ValueError: on a size outside 1..65536; MemoryError when it cannot be allocated.
     """
 
     def __init__(self, hash_mb: int = 16) -> None:
         self._check_hash(hash_mb)
         self._core = SearchCore(hash_mb)
-        self._lock = threading.Lock()
+        self._clears = TableWorker("scacco-clear")        # searches wait for these
+        self._releases = TableWorker("scacco-release")    # and not for these
         self._stop_requested = False
         self._mate_solver: Optional[MateSearch] = None
         self._soft_start = 0.0
@@ -110,16 +164,72 @@ class Searcher:
         if not isinstance(mb, int) or not 1 <= mb <= 65536:
             raise ValueError(f"hash size must be an integer number of MB in 1..65536, not {mb!r}")
 
-    def resize_hash(self, mb: int) -> None:
-        """Reallocate the table (emptied).  :raises ValueError: out of range; MemoryError."""
+    def resize_hash(self, mb: int, *, background: bool = False) -> None:
+        """Give the table mb MB of fresh, empty memory.  The new table is in place when this
+        returns, whatever the size (the OS hands out zeroed pages at once).  Returning the old
+        memory can take a while for a large used table; then a C thread asks the OS for the
+        new pages (see ext/tt.pxi).  Both happen before this returns, or with background=True
+        on a thread of their own that searches do not wait for.
+
+        :raises ValueError: out of range.
+        :raises MemoryError: when the memory cannot be allocated; the old table stays in use.
+        """
         self._check_hash(mb)
         self._core.resize_hash(mb)
+        self._give_back(background)
 
-    def clear(self) -> None:
-        """Empty the table and the histories (new game)."""
-        self._core.clear()
+    def clear(self, *, background: bool = False) -> None:
+        """Empty the table and the histories (new game).  The histories are cleared at once;
+        the table, if it has been searched since it was last emptied, by CLEAR_THREADS C
+        threads zeroing what the search wrote (or, while the OS is still supplying its pages,
+        by fresh memory: see ext/tt.pxi), with background=True on a thread of its own that the
+        next search waits for."""
+        self._core.clear_histories()
+        core = self._core
+
+        def clear_table() -> None:
+            if core.clear_table(CLEAR_THREADS) < 0:
+                self._give_back(background)     # fresh memory replaced it
+        self._table_job(clear_table, background)
+
+    def wait_for_table(self) -> None:
+        """Return when the clears queued by clear(background=True) are done (every search
+        and hashfull() call this first)."""
+        self._clears.wait()
+
+    def wait_for_release(self) -> None:
+        """Return when old tables queued for release (background=True) are given back and the
+        current table's warm-up has been started."""
+        self._releases.wait()
+
+    def _table_job(self, job: Callable[[], object], background: bool) -> None:
+        """Run a clear after those queued before it: now, or on the clearing thread."""
+        self._clears.run(job, background)
+
+    def _give_back(self, background: bool) -> None:
+        """Return retired tables to the OS, then start the current table's warm-up."""
+        core = self._core
+
+        def give_back() -> None:
+            core.release_retired()
+            core.start_warm_up()
+        self._releases.run(give_back, background)
+
+    @property
+    def hash_mb(self) -> int:
+        """The size of the table in MB (the new one as soon as resize_hash has returned)."""
+        return self._core.hash_mb
+
+    @property
+    def table_in_memory(self) -> bool:
+        """True once the OS has supplied every page of the table (its background warm-up is
+        done); until then searches run slower where they first touch a page.  Where the OS
+        cannot be asked ahead (not Linux 5.14+), pages come on first use and this stays False."""
+        return self._core.table_warmed
 
     def hashfull(self) -> int:
+        """Permille of the table written in the last search (after any queued table work)."""
+        self.wait_for_table()
         return self._core.hashfull()
 
     def stop(self) -> None:
@@ -173,6 +283,7 @@ class Searcher:
         started = time.monotonic()
         if movetime is not None and (soft_time is not None or hard_time is not None):
             raise ValueError("movetime is a fixed time: give it without soft_time and hard_time")
+        self.wait_for_table()
         return self._search(board, started, depth=depth, nodes=nodes, mate=mate,
                             soft_time=soft_time, hard_time=hard_time, movetime=movetime,
                             multipv=multipv, searchmoves=searchmoves, infinite=infinite,

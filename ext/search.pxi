@@ -5,30 +5,6 @@
 
 from libc.math cimport log
 
-cdef extern from *:
-    """
-    #if defined(_WIN32)
-    #include <windows.h>
-    static double scacco_now_ms(void) {
-        LARGE_INTEGER f, c; QueryPerformanceFrequency(&f); QueryPerformanceCounter(&c);
-        return (double)c.QuadPart * 1000.0 / (double)f.QuadPart;
-    }
-    #else
-    #include <time.h>
-    static double scacco_now_ms(void) {
-        struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * 1000.0 + ts.tv_nsec / 1.0e6;
-    }
-    #endif
-    static inline int scacco_load_int(int* p) { return *(volatile int*)p; }
-    static inline void scacco_store_int(int* p, int v) { *(volatile int*)p = v; }
-    static inline double scacco_load_double(double* p) { return *(volatile double*)p; }
-    """
-    double now_ms "scacco_now_ms"() noexcept nogil
-    int load_int "scacco_load_int"(int* p) noexcept nogil
-    void store_int "scacco_store_int"(int* p, int v) noexcept nogil
-    double load_double "scacco_load_double"(double* p) noexcept nogil
-
 cdef enum:
     VALUE_DRAW = 0
     VALUE_MATE = 32000

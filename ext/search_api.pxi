@@ -12,6 +12,7 @@ cdef class SearchCore:
             raise MemoryError()
         position_init(&self.sd.pos)
         tt_resize(&self.sd.tt, hash_mb)
+        tt_start_warm_up(&self.sd.tt)
 
     def __dealloc__(self):
         if self.sd != NULL:
@@ -21,12 +22,61 @@ cdef class SearchCore:
             self.sd = NULL
 
     def resize_hash(self, int megabytes):
-        """Reallocate the transposition table (emptied).  :raises MemoryError: if it cannot."""
+        """Give the table `megabytes` of fresh, empty memory (at once: the OS hands out zeroed
+        pages).  The old memory waits for release_retired(), the new one for start_warm_up().
+
+        :raises MemoryError: if it cannot be allocated; the table is then unchanged."""
         tt_resize(&self.sd.tt, megabytes)
 
-    def clear(self):
-        """Forget everything learnt: table, histories, killers, countermoves."""
-        tt_clear(&self.sd.tt)
+    def release_retired(self):
+        """Return the memory of earlier tables to the OS, without the GIL (a large table that
+        has been used takes a while to unmap); waits for a clear that is still zeroing one of
+        them to stop.  Any thread may call it."""
+        cdef TTBlock* blocks = self.sd.tt.retired
+        self.sd.tt.retired = NULL
+        with nogil:
+            tt_free_blocks(blocks)
+
+    def start_warm_up(self):
+        """Have a C thread ask the OS for every page of the table, in the background (see
+        tt.pxi); nothing happens if one is at it already or the table is warm."""
+        tt_start_warm_up(&self.sd.tt)
+
+    @property
+    def hash_mb(self):
+        """The table size in MB."""
+        return <uint64_t>self.sd.tt.cluster_count * sizeof(TTCluster) // MB
+
+    def clear_table(self, int threads=1):
+        """Empty the table without the GIL.  Returns 0 when there was nothing to do (not
+        searched since it was last emptied), -1 when fresh memory replaced it (its warm-up had
+        not finished; the old block is retired, for release_retired, and the new one waits for
+        start_warm_up), else the number of C threads (at most `threads`) that zeroed the
+        granules the search had written (stopping early if a resize retired the block)."""
+        cdef TranspositionTable* tt = &self.sd.tt
+        cdef TTClearJob job
+        cdef int count
+        if not tt.dirty:
+            tt.generation = 0
+            return 0
+        if not load_int(&tt.block.warmed):
+            try:
+                tt_resize(tt, self.hash_mb)
+                return -1
+            except MemoryError:
+                pass            # no room for a second block: zero this one
+        count = tt_begin_clear(tt, &job, threads)
+        with nogil:
+            count = tt_zero(&job, count)
+        return count
+
+    @property
+    def table_warmed(self):
+        """True once the OS has supplied every page of the table (see tt.pxi)."""
+        return bool(load_int(&self.sd.tt.block.warmed))
+
+    def clear_histories(self):
+        """Forget the move-ordering statistics: histories, killers, countermoves."""
         memset(self.sd.history, 0, sizeof(self.sd.history))
         memset(self.sd.capture_history, 0, sizeof(self.sd.capture_history))
         memset(self.sd.killers, 0, sizeof(self.sd.killers))
