@@ -1,8 +1,9 @@
 """The transposition table's memory: resizes in place at once, clears in the background that
 the next search waits for, the warm-up, and sizes that cannot be allocated.
 
-Every check is on behaviour (sizes, node counts equal to a fresh table's, legal answers); the
-bounds here only catch hangs.
+Every check is on behaviour (sizes, node counts equal to a fresh table's, legal answers, the
+engine's own messages); the times involved are measured by bench/movetime_accuracy.py, and
+the bounds here only catch hangs.
 """
 import os
 import sys
@@ -13,9 +14,17 @@ import pytest
 
 from scacco.engine.board import Board
 from scacco.engine.search import Searcher
+from uci_client import UciProcess, infos
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 HANG_S = 60
+
+
+def physical_memory_mb():
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // (1 << 20)
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 def wait_in_memory(searcher: Searcher, timeout: float = HANG_S) -> None:
@@ -102,3 +111,54 @@ def test_a_size_that_cannot_be_allocated_keeps_the_old_table():
     assert searcher.hashfull() == used                    # the old entries are still there
     result = searcher.search(Board(KIWIPETE), depth=7)
     assert chess.Move.from_uci(result.best_move) in chess.Board(KIWIPETE).legal_moves
+
+
+def debug_hash_mb(lines):
+    """The table size the engine reports in the debug line of a go."""
+    for line in infos(lines):
+        if line.startswith("info string go:") and " hash " in line:
+            return int(line.split(" hash ")[1].split()[0])
+    raise AssertionError(f"no table size in {infos(lines)}")
+
+
+def test_uci_hash_then_isready_and_go_use_the_new_table():
+    with UciProcess() as engine:
+        engine.ask("uci", "uciok")
+        engine.sync()
+        engine.send("debug on")
+        engine.send("setoption name Hash value 512")
+        assert not any("unchanged" in line for line in engine.sync())   # readyok came
+        engine.send("position startpos")
+        lines = engine.bestmove("go depth 8")
+        assert debug_hash_mb(lines) == 512
+        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+        engine.send("ucinewgame")
+        engine.send("setoption name Hash value 32")
+        engine.sync()
+        lines = engine.bestmove("go depth 4")
+        assert debug_hash_mb(lines) == 32
+
+
+def limit_address_space():
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, resource.getrlimit(resource.RLIMIT_AS)[1]))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is Linux's")
+def test_uci_hash_that_cannot_be_allocated_is_reported_and_the_old_table_stays():
+    memory = physical_memory_mb()
+    if memory is None or memory < 2 * 4096:
+        pytest.skip("the loop refuses 4096 MB on a machine with less than 8 GB")
+    with UciProcess(preexec_fn=limit_address_space) as engine:       # 3 GB of address space
+        engine.ask("uci", "uciok")
+        engine.send("setoption name Hash value 64")
+        assert engine.sync() == []
+        engine.send("setoption name Hash value 4096")
+        lines = engine.sync()
+        assert lines == ["info string Hash 4096 MB could not be allocated (the table stays "
+                         "64 MB); Hash unchanged"]
+        engine.send("debug on")
+        engine.send(f"position fen {KIWIPETE}")
+        lines = engine.bestmove("go depth 6")
+        assert debug_hash_mb(lines) == 64
+        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board(KIWIPETE).legal_moves

@@ -96,8 +96,14 @@ class ForgetfulSearcher:
     def set_movetime(self, ms):
         pass
 
-    def clear(self):
+    def clear(self, background=False):
         pass
+
+    def wait_for_table(self):
+        pass
+
+    hash_mb = 16
+    table_in_memory = True
 
 
 def make_session(searcher):

@@ -5,8 +5,10 @@ Threads and who owns what:
 * The main thread reads commands and owns the session state (options, current board).  It
   never waits on a running search: `isready` is answered at once, `stop` and `ponderhit`
   only flip flags and tell the searcher.
-* One worker thread at a time runs a job (a search, `go perft`, `bench`) on its own copy of
-  the board; the search releases the GIL, so the reader keeps reading.  A search job prints
+* One worker thread, started with the session, runs the jobs (a search, `go perft`, `bench`)
+  one at a time, each on its own copy of the board; the search releases the GIL, so the reader
+  keeps reading.  The reader never starts a thread: on a busy machine, and while a large table
+  is being warmed up, a new thread can take a long time to get going.  A search job prints
   exactly one `bestmove`; in ponder and infinite mode it holds it until `stop`/`ponderhit`.
 * Both write through `Output`, which flushes every line under one lock.
 
@@ -15,12 +17,19 @@ Clear Hash) wait for it if it is already stopping (after `stop`) or about to fin
 own (`go perft`, `bench`); otherwise they are refused with an `info string`.  `position`
 and the other options are accepted during a search: they apply to the next one.
 
+The main thread never does slow work on the table: a new Hash size is allocated at once (fresh
+zeroed pages cost nothing to get, and a refusal is reported right away), while giving back the
+old memory, warming up the new one and clearing a used table (ucinewgame, Clear Hash) run in the
+background.  A search waits for a clear queued before it, and that wait counts against its time
+limits (they run from `go`).
+
 Importing the engine (and its Cython core) is delayed to the first command that needs it,
 so the reply to `uci` goes out within milliseconds of the start.
 """
 from __future__ import annotations
 
 import os
+import queue
 import random
 import sys
 import threading
@@ -111,7 +120,7 @@ class Job:
         self.ponder_limits = None         # the TimeLimits to apply at ponderhit
         self.ponderhit_at: Optional[float] = None
         self.cpu_at_ponderhit = 0.0
-        self.thread: Optional[threading.Thread] = None
+        self.done = threading.Event()     # the worker has finished with the job
 
     def elapsed_ms(self) -> int:
         return int((time.monotonic() - self.started_at) * 1000)
@@ -125,6 +134,28 @@ def _physical_memory_mb() -> Optional[int]:
         return None
 
 
+class Worker:
+    """The thread that runs the jobs, in order; started with the session, ended by close()."""
+
+    def __init__(self) -> None:
+        self._jobs: "queue.SimpleQueue[Optional[Callable[[], None]]]" = queue.SimpleQueue()
+        threading.Thread(target=self._serve, name="scacco-worker", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            work = self._jobs.get()
+            if work is None:
+                return
+            work()
+            work = None
+
+    def run(self, work: Callable[[], None]) -> None:
+        self._jobs.put(work)
+
+    def close(self) -> None:
+        self._jobs.put(None)
+
+
 class Session:
     """The engine as the GUI sees it: options, the current position, the running job."""
 
@@ -136,6 +167,7 @@ class Session:
         self._searcher = None
         self._searcher_error: Optional[str] = None
         self._job: Optional[Job] = None
+        self._worker = Worker()
         self._rng = random.Random()       # the playing levels' choices
         self._commands = {
             "uci": self.cmd_uci,
@@ -195,21 +227,26 @@ class Session:
         return self._searcher
 
     def resize_hash(self, mb: int) -> None:
-        """Option hook: a new table size (refused when larger than the machine's memory)."""
+        """Option hook: a new table size (refused when larger than half the machine's memory,
+        or when it cannot be allocated: the old table then stays).  The allocation is
+        immediate; the old table is given back in the background."""
         memory = _physical_memory_mb()
         if memory is not None and mb > memory // 2:
             raise ValueError(f"Hash {mb} MB is more than half of this machine's {memory} MB")
-        if self._searcher is not None:
-            try:
-                self._searcher.resize_hash(mb)
-            except MemoryError:
-                raise ValueError(f"Hash {mb} MB could not be allocated") from None
-
-    def clear_hash(self) -> None:
-        """Option hook (and ucinewgame): empty the table and the histories."""
         searcher = self.searcher()
         if searcher is not None:
-            searcher.clear()
+            try:
+                searcher.resize_hash(mb, background=True)
+            except MemoryError:
+                raise ValueError(f"Hash {mb} MB could not be allocated (the table stays "
+                                 f"{searcher.hash_mb} MB)") from None
+
+    def clear_hash(self) -> None:
+        """Option hook (and ucinewgame): empty the histories now and the table in the
+        background."""
+        searcher = self.searcher()
+        if searcher is not None:
+            searcher.clear(background=True)
 
     # -- the running job ---------------------------------------------------------------
 
@@ -227,7 +264,7 @@ class Session:
         if not wait:
             self.out.info(f"{what} ignored: a search is running (send stop first)")
             return False
-        job.thread.join()
+        job.done.wait()
         self._job = None
         return True
 
@@ -241,9 +278,9 @@ class Session:
             finally:
                 with job.lock:
                     job.finished = True
-        job.thread = threading.Thread(target=work, name=f"scacco-{job.kind}", daemon=True)
+                job.done.set()
         self._job = job
-        job.thread.start()
+        self._worker.run(work)
 
     # -- commands ----------------------------------------------------------------------
 
@@ -468,9 +505,13 @@ class Session:
         if go.ponder:
             job.ponder_limits = limits
             limits = None
-        if self.debug:
-            self.out.info(f"go: limits {limits or job.ponder_limits}, options {kwargs}")
         searcher = self.searcher() if legal else None
+        if self.debug:
+            table = ""
+            if searcher is not None:
+                state = "in memory" if searcher.table_in_memory else "pages still coming"
+                table = f"hash {searcher.hash_mb} MB ({state}), "
+            self.out.info(f"go: limits {limits or job.ponder_limits}, {table}options {kwargs}")
         self.start_job(job, lambda: self._search(job, searcher, board, legal, root, kwargs, limits))
 
     def _search(self, job: Job, searcher, board, legal, root, kwargs, limits) -> None:
@@ -496,6 +537,7 @@ class Session:
 
     def _run_searcher(self, job: Job, searcher, board, root, kwargs, limits):
         """(best, ponder) from the searcher within the job's limits, checked for legality."""
+        searcher.wait_for_table()         # a queued clear, before the limits are worked out
         with job.lock:
             job.running = True
             stopped = job.stop_requested
@@ -567,13 +609,14 @@ class Session:
     # -- shutdown ----------------------------------------------------------------------
 
     def shutdown(self) -> bool:
-        """Stop any job; True if the worker ended within the grace period."""
+        """Stop any job and end the worker; True if the job ended within the grace period."""
         job = self._job
-        if job is None:
-            return True
-        self.cmd_stop([], "stop")
-        job.thread.join(QUIT_GRACE_S)
-        return not job.thread.is_alive()
+        ended = True
+        if job is not None:
+            self.cmd_stop([], "stop")
+            ended = job.done.wait(QUIT_GRACE_S)
+        self._worker.close()
+        return ended
 
 
 def run(stdin=None, stdout=None) -> int:
