@@ -27,15 +27,19 @@ directives = {
     "nonecheck": DEBUG,
 }
 
+link_args = []
 if sys.platform == "win32":
     compile_args = ["/O2"]
 else:
+    # threads.pxi starts POSIX threads (part of libc on recent glibc, not everywhere).
+    link_args = ["-pthread"]
     compile_args = ["-O3", "-fno-strict-aliasing", "-Wno-unused-function", "-Wno-maybe-uninitialized"]
     if DEBUG:
         # Python's own CFLAGS carry -DNDEBUG; -UNDEBUG after them switches C asserts back on.
         compile_args = ["-O1", "-g", "-UNDEBUG", "-Wno-unused-function"]
     elif NATIVE:
         compile_args.append("-march=native")
+    compile_args.append("-pthread")
 
 TUNING = os.environ.get("SCACCO_TUNING", "") not in ("", "0")
 macros = [] if DEBUG else [("NDEBUG", "1")]
@@ -48,6 +52,7 @@ extensions = [
         "scacco.ext._core",
         ["ext/_core.pyx"],
         extra_compile_args=compile_args,
+        extra_link_args=link_args,
         define_macros=macros,
         depends=[os.path.join("ext", name) for name in os.listdir("ext") if name.endswith(".pxi")],
     )

@@ -201,6 +201,10 @@ def play(searcher: Searcher, board: Board, *, limit_strength: bool = False, elo:
         return searcher.search(board, **search_args)
     stop = search_args.get("stop")
     stop = stop if stop is not None else StopToken()
-    stop.tighten(None, search_args.get("hard_time"))    # a level is budgeted by nodes
+    # A level plays from its node budget: a clock's hard limit or a movetime only caps it.
+    cap = search_args.get("hard_time")
+    if search_args.get("movetime") is not None:
+        cap = search_args["movetime"]
+    stop.tighten(None, cap)
     return play_weakened(searcher, board, level, rng=rng, on_info=search_args.get("on_info"),
                          solver=searcher.mate_solver, stop=stop)

@@ -2,11 +2,36 @@
 
 The C core (ext._core.SearchCore) searches one depth at a time with the GIL released; this
 module runs the iterations, the aspiration windows and MultiPV lines, decides when to stop
-(depth, nodes, mate, soft and hard time), and reports one SearchInfo per completed line.
+(depth, nodes, mate, a fixed movetime, or the soft and hard limits of clock play), and reports
+one SearchInfo per completed line.
+
+Time comes in one of two kinds, both carried by the search's StopToken, and the driver keeps
+them apart:
+
+* clock play (a soft and a hard limit): no new iteration is begun after the soft limit, which
+  is stretched while the best move keeps changing and shrunk when it has stayed the same for
+  six iterations; a forced move or a mate seen deep enough ends the search early.  The time
+  saved is spent on later moves.  The hard limit is never crossed.
+* a fixed time (`go movetime`: a hard limit and no soft one): the time is used whole.  The C
+  search stops itself at the deadline, and nothing between iterations looks at the clock.
+  The search ends before the deadline only at another limit it was given (depth, nodes,
+  mate), with a single legal move, with a mate that the exact solver proves, or when
+  MAX_DEPTH iterations are done (a position searched out that fast, such as a bare-kings
+  draw, has nothing left to search).
+
+The table (resize_hash, clear) can be worked on in the background: a resize is in place at
+once and gives the old memory back in the background; every search and hashfull() first
+waits for the clears queued before it.
 """
 from __future__ import annotations
 
+import os
+import queue
+import sys
+import threading
 import time
+import traceback
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence
 
@@ -26,6 +51,14 @@ MATE_BOUND = MATE_BOUND_PY
 MAX_CP = 9999
 # `go mate N` first tries an exact proof within this many nodes (a few seconds at most).
 EXACT_MATE_NODE_LIMIT = 30_000_000
+# A mate in m the search has seen is trusted from iteration 2m + this on: clock play then
+# stops, a fixed movetime asks the exact solver for a proof first.
+MATE_CONFIRMATION_PLIES = 6
+# One proof attempt during a fixed movetime gets at most this share of the time left.
+PROOF_TIME_SHARE = 0.25
+# C threads that share the clearing of a large table (engine cores, at most eight: memory
+# bandwidth, not arithmetic, is the limit).
+CLEAR_THREADS = max(1, min(os.cpu_count() or 1, 8))
 
 
 def score_to_cp_mate(score: int):
@@ -76,6 +109,46 @@ class SearchResult:
     score: int = 0
 
 
+class TableWorker:
+    """One thread that runs table jobs in order, started with its owner: queuing a job never
+    starts a thread, which on a busy machine (and while a large table is being warmed up) can
+    keep the caller waiting for a long time.  The thread ends when the worker is collected."""
+
+    def __init__(self, name: str) -> None:
+        self._jobs: "queue.Queue[Optional[Callable[[], object]]]" = queue.Queue()
+        self._thread = threading.Thread(target=_serve, args=(self._jobs,), name=name, daemon=True)
+        self._thread.start()
+        weakref.finalize(self, self._jobs.put, None)
+
+    def run(self, job: Callable[[], object], background: bool) -> None:
+        """Queue job (background) or run it here once the queued jobs are done."""
+        if background:
+            self._jobs.put(job)
+        else:
+            self.wait()
+            job()
+
+    def wait(self) -> None:
+        """Return when every job queued so far is done (at once on the worker's own thread)."""
+        if threading.current_thread() is not self._thread:
+            self._jobs.join()
+
+
+def _serve(jobs: "queue.Queue[Optional[Callable[[], object]]]") -> None:
+    """A TableWorker's thread: holds no reference to its owner between jobs."""
+    while True:
+        job = jobs.get()
+        try:
+            if job is None:
+                return
+            job()
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+        finally:
+            job = None
+            jobs.task_done()
+
+
 class Searcher:
     """Owns a transposition table and the search histories; searches one board at a time.
 
@@ -89,6 +162,8 @@ class Searcher:
     def __init__(self, hash_mb: int = 16) -> None:
         self._check_hash(hash_mb)
         self._core = SearchCore(hash_mb)
+        self._clears = TableWorker("scacco-clear")        # searches wait for these
+        self._releases = TableWorker("scacco-release")    # and not for these
         self._mate_solver: Optional[MateSearch] = None
         self._token = StopToken()
 
@@ -97,18 +172,69 @@ class Searcher:
         if not isinstance(mb, int) or not 1 <= mb <= 65536:
             raise ValueError(f"hash size must be an integer number of MB in 1..65536, not {mb!r}")
 
-    def resize_hash(self, mb: int) -> None:
-        """Reallocate the table (emptied).  :raises ValueError: out of range; MemoryError."""
+    def resize_hash(self, mb: int, *, background: bool = False) -> None:
+        """Give the table mb MB of fresh, empty memory.  The new table is in place when this
+        returns, whatever the size (the OS hands out zeroed pages at once).  Returning the old
+        memory can take a while for a large used table; then a C thread asks the OS for the
+        new pages (see ext/tt.pxi).  Both happen before this returns, or with background=True
+        on a thread of their own that searches do not wait for.
+
+        :raises ValueError: out of range.
+        :raises MemoryError: when the memory cannot be allocated; the old table stays in use.
+        """
         self._check_hash(mb)
         self._core.resize_hash(mb)
+        self._give_back(background)
 
-    def clear(self) -> None:
-        """Empty the table, the histories, the pawn cache and the mate table (new game)."""
-        self._core.clear()
+    def clear(self, *, background: bool = False) -> None:
+        """Empty the table, the histories, the pawn cache and the mate table (new game).  The
+        histories are cleared at once; the table, if it has been searched since it was last
+        emptied, by CLEAR_THREADS C threads zeroing what the search wrote (or, while the OS is
+        still supplying its pages, by fresh memory: see ext/tt.pxi), with background=True on a
+        thread of its own that the next search waits for."""
+        self._core.clear_histories()
         if self._mate_solver is not None:
             self._mate_solver.clear()
+        core = self._core
+
+        def clear_table() -> None:
+            if core.clear_table(CLEAR_THREADS) < 0:
+                self._give_back(background)     # fresh memory replaced it
+        self._clears.run(clear_table, background)
+
+    def wait_for_table(self) -> None:
+        """Return when the clears queued by clear(background=True) are done (every search
+        and hashfull() call this first)."""
+        self._clears.wait()
+
+    def wait_for_release(self) -> None:
+        """Return when old tables queued for release (background=True) are given back and the
+        current table's warm-up has been started."""
+        self._releases.wait()
+
+    def _give_back(self, background: bool) -> None:
+        """Return retired tables to the OS, then start the current table's warm-up."""
+        core = self._core
+
+        def give_back() -> None:
+            core.release_retired()
+            core.start_warm_up()
+        self._releases.run(give_back, background)
+
+    @property
+    def hash_mb(self) -> int:
+        """The size of the table in MB (the new one as soon as resize_hash has returned)."""
+        return self._core.hash_mb
+
+    @property
+    def table_in_memory(self) -> bool:
+        """True once the OS has supplied every page of the table (its background warm-up is
+        done); until then searches run slower where they first touch a page."""
+        return self._core.table_warmed
 
     def hashfull(self) -> int:
+        """Permille of the table written in the last search (after any queued table work)."""
+        self.wait_for_table()
         return self._core.hashfull()
 
     def stop(self) -> None:
@@ -125,26 +251,35 @@ class Searcher:
 
     def search(self, board: Board, *, depth: Optional[int] = None, nodes: Optional[int] = None,
                mate: Optional[int] = None, soft_time: Optional[float] = None,
-               hard_time: Optional[float] = None, multipv: int = 1,
-               searchmoves: Optional[Sequence[str]] = None, infinite: bool = False,
+               hard_time: Optional[float] = None, movetime: Optional[float] = None,
+               multipv: int = 1, searchmoves: Optional[Sequence[str]] = None,
+               infinite: bool = False,
                on_info: Optional[Callable[[SearchInfo], None]] = None,
                on_currmove: Optional[Callable[[int, str, int], None]] = None,
                stop: Optional[StopToken] = None) -> SearchResult:
         """Search board (not modified) at full strength within the limits; see the module
         docstring.  Playing levels are a layer above this (engine.levels.play).
 
-        soft_time and hard_time (ms from now) are added to the token's own limits (the tighter
-        wins); infinite ignores the soft limit.  Any mate >= 1 is accepted: up to
+        Times are milliseconds from this call, added to the token's own limits (the tighter
+        wins): soft_time and hard_time for clock play, or movetime for a fixed time that is
+        used whole (a hard limit with no soft one; see the module docstring).  infinite
+        ignores the soft limit.  Any mate >= 1 is accepted: up to
         MAX_MATE_MOVES moves it is first proven exactly, beyond that searched for.
 
-        :raises ValueError: on a searchmoves entry that is not a legal move, or a bad limit.
+        :raises ValueError: on a searchmoves entry that is not a legal move, or a bad limit
+            (movetime together with soft_time or hard_time).
         """
+        if movetime is not None and (soft_time is not None or hard_time is not None):
+            raise ValueError("movetime is a fixed time: give it without soft_time and hard_time")
         if mate is not None and (not isinstance(mate, int) or mate < 1):
             raise ValueError(f"mate must be a positive number of moves, not {mate!r}")
         token = stop if stop is not None else StopToken()
         self._token = token
         if soft_time is not None or hard_time is not None:
-            token.tighten(soft_time, hard_time)
+            token.tighten(soft_time, hard_time, origin_ms=time.monotonic() * 1000.0)
+        if movetime is not None:
+            token.tighten(None, movetime)
+        self.wait_for_table()
         return self._search(board, token, depth=depth, nodes=nodes, mate=mate, multipv=multipv,
                             searchmoves=searchmoves, infinite=infinite, on_info=on_info,
                             on_currmove=on_currmove)
@@ -174,12 +309,12 @@ class Searcher:
         try:
             return self._run(board, core, token, depth=depth, nodes=nodes, mate=mate,
                              multipv=multipv, searchmoves=searchmoves, infinite=infinite,
-                             on_info=on_info)
+                             on_info=on_info, forced=len(board.legal_move_codes()) == 1)
         finally:
             core.set_root_move_callback(None)
 
     def _run(self, board: Board, core, token: StopToken, *, depth, nodes, mate, multipv,
-             searchmoves, infinite, on_info) -> SearchResult:
+             searchmoves, infinite, on_info, forced: bool) -> SearchResult:
         proof_nodes = 0
         if mate is not None and not infinite and multipv == 1 and not searchmoves \
                 and mate <= MAX_MATE_MOVES:
@@ -195,6 +330,7 @@ class Searcher:
             depth = 2 * mate + 4      # no mate proven within n: a search of matching depth
         max_depth = MAX_DEPTH if depth is None or infinite else max(1, min(depth, MAX_DEPTH))
         core.start(token, nodes or 0)
+        proofs_tried = set()
 
         scores = [0] * multipv
         best_history: List[int] = []
@@ -234,15 +370,27 @@ class Searcher:
                     break
             if infinite:
                 continue
-            timed = token.soft_limit is not None
-            if timed and core.root_count == 1 and iteration >= 4:
-                break  # a forced move needs no thinking
+            # Clock play has a soft limit; a fixed time (movetime) only a hard one.
+            clock_play = token.soft_limit is not None
+            fixed_time = not clock_play and token.has_hard_limit
+            # A single legal move needs no thinking (four plies find a ponder move); clock play
+            # also takes a single move left by searchmoves as forced.
+            if iteration >= 4 and ((fixed_time and forced) or (clock_play and core.root_count == 1)):
+                break
+            # Mate in mate_moves, seen at an iteration deep enough to trust it.
+            mate_moves = (VALUE_MATE - best_score + 1) // 2 if best_score >= MATE_BOUND else None
+            mate_settled = mate_moves is not None and iteration >= 2 * mate_moves + MATE_CONFIRMATION_PLIES
+            if fixed_time:
+                # The deadline in the C search ends a movetime search; between iterations only
+                # a mate proved exactly may end it sooner.
+                if mate_settled and self._mate_is_proved(board, token, best_history[-1], mate_moves,
+                                                         proofs_tried):
+                    break
+                continue
             if self._time_is_up(token, best_history):
                 break
-            if best_score >= MATE_BOUND and iteration >= 2 * ((VALUE_MATE - best_score + 1) // 2) + 6 \
-                    and depth is None and mate is None:
-                if timed:
-                    break
+            if mate_settled and depth is None and mate is None and clock_play:
+                break  # clock play: a mate seen this deep is played without proof
 
         if not completed:
             completed = [self._info(board, 0, max(completed_depth, 1), None, proof_nodes)]
@@ -251,6 +399,19 @@ class Searcher:
         ponder = pv[1] if len(pv) > 1 else self._ponder_from_table(board, pv[0])
         return SearchResult(pv[0], ponder, best.score_cp, best.score_mate, pv,
                             completed_depth, core.nodes + proof_nodes, completed, best.score)
+
+    def _mate_is_proved(self, board: Board, token: StopToken, move: int, k: int, tried: set) -> bool:
+        """Does move force mate within k moves?  Asked of the exact solver once per (move, k)
+        and search, within PROOF_TIME_SHARE of the time left: no proof in time is a no, and
+        the search goes on to the deadline."""
+        left_ms = token.remaining_hard_ms()
+        if (move, k) in tried or k > MAX_MATE_MOVES or left_ms is None or left_ms <= 0:
+            return False
+        tried.add((move, k))
+        solver = self.mate_solver
+        solver.set_position(board)
+        solver.reset(EXACT_MATE_NODE_LIMIT, token, PROOF_TIME_SHARE * left_ms)
+        return solver.move_mates(move, k) is True
 
     def _exact_mate(self, board: Board, token: StopToken, n: int, depth: Optional[int],
                     nodes: Optional[int], on_info):
@@ -316,7 +477,7 @@ class Searcher:
         factor = 1.0 + 0.4 * changes
         if len(best_history) >= 6 and all(m == best_history[-1] for m in best_history[-6:]):
             factor *= 0.6
-        return token.soft_elapsed_ms() >= soft[1] * factor
+        return time.monotonic() * 1000.0 - soft[0] >= soft[1] * factor
 
     def _info(self, board: Board, index: int, depth: int, bound: Optional[str],
               extra_nodes: int = 0) -> SearchInfo:

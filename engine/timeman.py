@@ -1,19 +1,24 @@
 """Time management: how long to think about one move, from the clock the GUI reports.
 
-Two limits come out, both in milliseconds from the start of the search:
+Clock play (wtime/btime) gives two limits, both in milliseconds from the start of the search:
 
 * soft: do not start a new iteration after it.  The searcher stretches it when the best
   move keeps changing or the score drops, and shrinks it when the best move is stable.
 * hard: never search past it.  It stays below the time left minus the Move Overhead, so a
   GUI that is slow to read our `bestmove` still finds time on our clock.
 
+`go movetime T` is a fixed time instead: one deadline, T less a small margin for the way out,
+and the searcher uses all of it (no soft limit, nothing saved for later moves).  TimeLimits
+carries either kind and says which it is.
+
 Everything here is pure arithmetic on integers: no engine, no clock of its own.
 """
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Any, Dict, NamedTuple, Optional, Tuple
 
-__all__ = ["clock_limits", "movetime_limits", "DEFAULT_HORIZON", "MAX_HORIZON"]
+__all__ = ["TimeLimits", "clock_limits", "movetime_limit", "DEFAULT_HORIZON", "MAX_HORIZON",
+           "MOVETIME_MARGIN_MS"]
 
 # Moves we plan for when the GUI does not say how many remain before the next control.
 DEFAULT_HORIZON = 40
@@ -59,7 +64,39 @@ def clock_limits(time_left: int, increment: int = 0, moves_to_go: Optional[int] 
     return max(1, min(int(soft), hard_ms)), hard_ms
 
 
-def movetime_limits(movetime: int) -> Tuple[int, int]:
-    """(soft_ms, hard_ms) for `go movetime T`: think the whole time, stop a little before it."""
-    limit = max(1, movetime - min(MOVETIME_MARGIN_MS, movetime // 5))
-    return limit, limit
+def movetime_limit(movetime: int) -> int:
+    """The deadline in ms for `go movetime T`: T less the margin (at least 1 ms)."""
+    return max(1, movetime - min(MOVETIME_MARGIN_MS, movetime // 5))
+
+
+class TimeLimits(NamedTuple):
+    """The time for one move in ms, from the start of the search (or from ponderhit).
+
+    fixed False (clock play): soft_ms and hard_ms as clock_limits gives them.
+    fixed True (`go movetime`): soft_ms is None and hard_ms is the deadline, used whole.
+    """
+
+    soft_ms: Optional[int]
+    hard_ms: int
+    fixed: bool
+
+    @classmethod
+    def clock(cls, time_left: int, increment: int = 0, moves_to_go: Optional[int] = None,
+              move_overhead: int = 30, single_reply: bool = False) -> "TimeLimits":
+        return cls(*clock_limits(time_left, increment, moves_to_go, move_overhead, single_reply),
+                   fixed=False)
+
+    @classmethod
+    def movetime(cls, movetime: int) -> "TimeLimits":
+        return cls(None, movetime_limit(movetime), fixed=True)
+
+    def after(self, spent_ms: int) -> "TimeLimits":
+        """The same limits once spent_ms have gone by (each at least 1 ms)."""
+        soft = None if self.soft_ms is None else max(1, self.soft_ms - spent_ms)
+        return TimeLimits(soft, max(1, self.hard_ms - spent_ms), self.fixed)
+
+    def search_args(self) -> Dict[str, Any]:
+        """The keywords of Searcher.search for these limits."""
+        if self.fixed:
+            return {"movetime": self.hard_ms}
+        return {"soft_time": self.soft_ms, "hard_time": self.hard_ms}

@@ -8,6 +8,7 @@
 #   position.pxi   Position, StateInfo stack, Zobrist keys, make/unmake, draw facts
 #   movegen.pxi    legal move generation and perft
 #   evaluate.pxi   static evaluation (tapered material, piece-square tables and terms)
+#   threads.pxi    C threads without the GIL, shared flags, the clock
 #   tt.pxi         transposition table
 #   search.pxi     alpha-beta search, quiescence, SEE, move ordering
 #   mate.pxi       exact mate proofs for puzzles and `go mate`
@@ -21,6 +22,7 @@ include "bitboard.pxi"
 include "position.pxi"
 include "movegen.pxi"
 include "evaluate.pxi"
+include "threads.pxi"
 include "tt.pxi"
 include "search.pxi"
 include "mate.pxi"

@@ -64,7 +64,9 @@ ctypedef struct SearchData:
     StopState* token                  # the search's stop token (held by the SearchCore)
     int stop                          # 1 once this search must end (node limit or token)
     void* root_move_callback          # a Python callable (owned by the SearchCore) or NULL
-    int check_countdown
+    int check_countdown               # nodes until the next clock reading
+    int check_interval                # nodes between clock readings (see check_clock)
+    double last_check_ms
 
 # ---------------------------------------------------------------------------------------------
 # Score helpers
@@ -211,18 +213,36 @@ cdef void report_root_move(SearchData* sd, Move m, int number) noexcept nogil:
 # ---------------------------------------------------------------------------------------------
 # Limits
 
-# The node limit is this search's own; the stop flag and the hard deadline come from the token,
-# polled every 1024 nodes (well under a millisecond).
+cdef enum:
+    CHECK_INTERVAL_MAX = 1024
+
+# The node limit is this search's own; the stop flag and the hard deadline come from the
+# token.  They are read about every CHECK_PERIOD_MS: the number of nodes between readings
+# doubles (up to CHECK_INTERVAL_MAX) while nodes are fast and shrinks to fit when they are
+# slow, as when the search first writes the pages of a fresh large table (each a page fault).
+# So the hard deadline is kept to about a millisecond whatever a node costs.
+cdef double CHECK_PERIOD_MS = 0.5
+
+cdef void check_clock(SearchData* sd) noexcept nogil:
+    cdef double now = now_ms(), elapsed = now - sd.last_check_ms
+    if elapsed > CHECK_PERIOD_MS:
+        sd.check_interval = <int>(sd.check_interval * CHECK_PERIOD_MS / elapsed)
+        if sd.check_interval < 1:
+            sd.check_interval = 1
+    elif sd.check_interval < CHECK_INTERVAL_MAX:
+        sd.check_interval = min(2 * sd.check_interval, <int>CHECK_INTERVAL_MAX)
+    sd.last_check_ms = now
+    sd.check_countdown = sd.check_interval
+    if stop_due(sd.token):
+        store_int(&sd.stop, 1)
+
 cdef inline void check_limits(SearchData* sd) noexcept nogil:
     if sd.node_limit and sd.nodes >= sd.node_limit:
         store_int(&sd.stop, 1)
         return
     sd.check_countdown -= 1
-    if sd.check_countdown > 0:
-        return
-    sd.check_countdown = 1024
-    if stop_due(sd.token):
-        store_int(&sd.stop, 1)
+    if sd.check_countdown <= 0:
+        check_clock(sd)
 
 # ---------------------------------------------------------------------------------------------
 # Move ordering

@@ -18,6 +18,7 @@ cdef class SearchCore:
         if self.sd.pos.pawn_cache == NULL:
             raise MemoryError()
         tt_resize(&self.sd.tt, hash_mb)
+        tt_start_warm_up(&self.sd.tt)
         self._token = StopToken()
         self.sd.token = &self._token.state
 
@@ -30,15 +31,64 @@ cdef class SearchCore:
             self.sd = NULL
 
     def resize_hash(self, int megabytes):
-        """Reallocate the transposition table (emptied).  :raises MemoryError: if it cannot."""
+        """Give the table `megabytes` of fresh, empty memory (at once: the OS hands out zeroed
+        pages).  The old memory waits for release_retired(), the new one for start_warm_up().
+
+        :raises MemoryError: if it cannot be allocated; the table is then unchanged."""
         tt_resize(&self.sd.tt, megabytes)
 
-    def clear(self):
-        """Forget everything learnt: table, histories, killers, countermoves, pawn cache.
-        Without the GIL: megabytes of memset must not stall the thread reading commands."""
+    def release_retired(self):
+        """Return the memory of earlier tables to the OS, without the GIL (a large table that
+        has been used takes a while to unmap); waits for a clear that is still zeroing one of
+        them to stop.  Any thread may call it."""
+        cdef TTBlock* blocks = self.sd.tt.retired
+        self.sd.tt.retired = NULL
+        with nogil:
+            tt_free_blocks(blocks)
+
+    def start_warm_up(self):
+        """Have a C thread write every page of the table once, in the background, so that the
+        OS supplies them all (see tt.pxi); nothing happens if one is at it or the table is warm."""
+        tt_start_warm_up(&self.sd.tt)
+
+    @property
+    def hash_mb(self):
+        """The table size in MB."""
+        return <uint64_t>self.sd.tt.cluster_count * sizeof(TTCluster) // MB
+
+    def clear_table(self, int threads=1):
+        """Empty the table without the GIL.  Returns 0 when there was nothing to do (not
+        searched since it was last emptied), -1 when fresh memory replaced it (its warm-up had
+        not finished; the old block is retired, for release_retired, and the new one waits for
+        start_warm_up), else the number of C threads (at most `threads`) that zeroed the
+        granules the search had written (stopping early if a resize retired the block)."""
+        cdef TranspositionTable* tt = &self.sd.tt
+        cdef TTClearJob job
+        cdef int count
+        if not tt.dirty:
+            tt.generation = 0
+            return 0
+        if not load_int(&tt.block.warmed):
+            try:
+                tt_resize(tt, self.hash_mb)
+                return -1
+            except MemoryError:
+                pass            # no room for a second block: zero this one
+        count = tt_begin_clear(tt, &job, threads)
+        with nogil:
+            count = tt_zero(&job, count)
+        return count
+
+    @property
+    def table_warmed(self):
+        """True once the OS has supplied every page of the table (see tt.pxi)."""
+        return bool(load_int(&self.sd.tt.block.warmed))
+
+    def clear_histories(self):
+        """Forget the move-ordering statistics (histories, killers, countermoves) and the pawn
+        cache, without the GIL: megabytes of memset must not stall the thread reading commands."""
         cdef SearchData* sd = self.sd
         with nogil:
-            tt_clear(&sd.tt)
             memset(sd.history, 0, sizeof(sd.history))
             memset(sd.capture_history, 0, sizeof(sd.capture_history))
             memset(sd.killers, 0, sizeof(sd.killers))
@@ -87,6 +137,8 @@ cdef class SearchCore:
         sd.node_limit = node_limit or 0
         sd.start_ms = now_ms()
         sd.check_countdown = 0
+        sd.check_interval = 1
+        sd.last_check_ms = sd.start_ms
         sd.seldepth = 0
         sd.stop = 1 if stop_due(sd.token) else 0
         tt_new_search(&sd.tt)

@@ -30,6 +30,11 @@ cdef extern from *:
     double load_double "scacco_load_double"(double* p) noexcept nogil
     void store_double "scacco_store_double"(double* p, double v) noexcept nogil
 
+# Python's monotonic clock in ms: the soft limit is read on it by the Python driver.
+cdef double python_clock_ms() except? -1:
+    import time
+    return time.monotonic() * 1000.0
+
 # What the C code polls: written by any thread, read with the volatile helpers above.
 ctypedef struct StopState:
     int stop                    # 1 once stop() was called
@@ -51,7 +56,8 @@ cdef class StopToken:
     """The stop flag and time limits of one search.  Every method is thread-safe.
 
     The hard deadline is polled by the C search; the soft limit (no new iteration after it)
-    is read by the Python driver between iterations.  Limits are in milliseconds from the
+    is read by the Python driver between iterations, on Python's clock (time.monotonic, in
+    ms: origin_ms, when given, is a reading of it).  Limits are in milliseconds from the
     moment they are set; a ponder search starts with none and gets them at `ponderhit`.
     """
     cdef StopState state
@@ -71,20 +77,22 @@ cdef class StopToken:
         """True once stop() was called or the hard deadline passed."""
         return bool(stop_due(&self.state))
 
-    def set_limits(self, soft_ms=None, hard_ms=None):
+    def set_limits(self, soft_ms=None, hard_ms=None, origin_ms=None):
         """Replace both limits, counted from now (None: no such limit)."""
         cdef double now = now_ms()
-        self._soft = (now, float(soft_ms)) if soft_ms is not None else None
+        origin = python_clock_ms() if origin_ms is None else origin_ms
+        self._soft = (origin, float(soft_ms)) if soft_ms is not None else None
         store_double(&self.state.hard_deadline_ms, now + max(0.0, float(hard_ms)) if hard_ms is not None else 0)
 
-    def tighten(self, soft_ms=None, hard_ms=None):
+    def tighten(self, soft_ms=None, hard_ms=None, origin_ms=None):
         """Limits counted from now that only ever shorten the ones already set."""
         cdef double now = now_ms()
         cdef double deadline, current
         if soft_ms is not None:
             soft = self._soft
-            if soft is None or now + soft_ms < soft[0] + soft[1]:
-                self._soft = (now, float(soft_ms))
+            origin = python_clock_ms() if origin_ms is None else origin_ms
+            if soft is None or origin + soft_ms < soft[0] + soft[1]:
+                self._soft = (origin, float(soft_ms))
         if hard_ms is not None:
             deadline = now + max(0.0, float(hard_ms))
             current = load_double(&self.state.hard_deadline_ms)
@@ -93,13 +101,8 @@ cdef class StopToken:
 
     @property
     def soft_limit(self):
-        """(start_ms, soft_ms) of the soft limit on the now_ms clock, or None."""
+        """(start_ms on Python's clock, soft_ms) of the soft limit, or None."""
         return self._soft
-
-    def soft_elapsed_ms(self):
-        """Milliseconds since the soft limit was set (None without one)."""
-        soft = self._soft
-        return None if soft is None else now_ms() - soft[0]
 
     @property
     def has_hard_limit(self):

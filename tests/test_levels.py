@@ -6,7 +6,7 @@ import pytest
 
 from scacco.engine import Board
 from scacco.engine.levels import (MAX_ELO, MIN_ELO, NAMED_LEVELS, level_for_elo, level_for_skill,
-                           play_weakened)
+                           play, play_weakened)
 from scacco.engine.search import Searcher
 from tests.conftest import shared_file
 from tests.oracles import forces_mate
@@ -122,3 +122,12 @@ def test_weak_level_still_answers_when_every_line_is_mated():
     for elo in (MIN_ELO, 1500, 2100):
         result = play_weakened(searcher, Board(fen), level_for_elo(elo), rng=random.Random(3))
         assert chess.Move.from_uci(result.best_move) in ref.legal_moves
+
+
+def test_a_movetime_caps_a_level_search():
+    # A level plays from its node budget; a movetime (here 50 ms, far less than the 400,000
+    # nodes of the strongest level take) ends its search sooner, still with a legal move.
+    level = level_for_elo(2400)
+    result = play(Searcher(16), Board(), limit_strength=True, elo=2400, movetime=50)
+    assert chess.Move.from_uci(result.best_move) in chess.Board().legal_moves
+    assert result.nodes < level.nodes

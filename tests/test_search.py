@@ -659,3 +659,130 @@ def test_searchmoves_can_force_a_losing_move(searcher):
 def test_searchmoves_must_be_legal(searcher):
     with pytest.raises(ValueError):
         searcher.search(Board(), depth=3, searchmoves=["e2e5"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Time: a fixed movetime is used whole; clock play's soft limit shrinks on a stable best move
+
+# 1.e4 e5 2.Nf3 Qh4??: the knight takes the queen, and no other move comes close at any depth.
+HANGING_QUEEN_FEN = "rnb1kbnr/pppp1ppp/8/4p3/4P2q/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+
+
+class VirtualClock:
+    """Stands in for the `time` module of engine.search: the soft limit reads it, and each
+    completed iteration (reported through on_info) moves it on by `step` seconds.  The C search
+    keeps its hard deadline on the real clock, which this does not touch."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 1000.0
+        self.step = step
+        self.bests = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def on_info(self, info) -> None:
+        if info.bound is None:
+            self.bests.append(info.pv[0])
+            self.now += self.step
+
+
+def test_hanging_queen_is_taken_at_every_depth(searcher):
+    capture = chess.Move.from_uci("f3h4")
+    assert chess.Board(HANGING_QUEEN_FEN).piece_at(capture.to_square) == chess.Piece.from_symbol("q")
+    clock = VirtualClock(0.0)
+    searcher.search(Board(HANGING_QUEEN_FEN), depth=10, on_info=clock.on_info)
+    assert set(clock.bests) == {"f3h4"}
+
+
+def test_clock_play_stops_at_the_shrunk_soft_limit(searcher, monkeypatch):
+    # A soft limit of 1000 ms, 100 ms per iteration: the best move has been the same for six
+    # iterations at 600 ms, where the soft limit shrunk to 0.6 of itself says stop.
+    clock = VirtualClock(0.1)
+    monkeypatch.setattr("scacco.engine.search.time", clock)
+    result = searcher.search(Board(HANGING_QUEEN_FEN), soft_time=1000, on_info=clock.on_info)
+    assert set(clock.bests) == {"f3h4"}
+    assert result.depth == 6
+
+
+def test_clock_play_without_a_stable_move_uses_the_whole_soft_limit(searcher, monkeypatch):
+    # 900 ms into a 1000 ms soft limit: a best move that keeps changing stretches the limit, one
+    # that has stood for six iterations has shrunk it below 900 ms.
+    from scacco.engine.search import StopToken
+    clock = VirtualClock(0.1)
+    monkeypatch.setattr("scacco.engine.search.time", clock)
+    token = StopToken()
+    token.set_limits(1000, None, origin_ms=clock.now * 1000)     # the rule on made-up histories
+    clock.now += 0.9
+    assert not searcher._time_is_up(token, [1, 2, 1, 2, 1, 2])
+    assert searcher._time_is_up(token, [7] * 6)
+
+
+def test_movetime_is_never_cut_short_by_a_soft_limit(searcher, monkeypatch):
+    # Ten virtual seconds pass per iteration, far past the movetime of 60 s, and the best move
+    # never changes: only the C deadline (real time) or another limit may end the search, so it
+    # reaches the depth it was given.
+    clock = VirtualClock(10.0)
+    monkeypatch.setattr("scacco.engine.search.time", clock)
+    result = searcher.search(Board(HANGING_QUEEN_FEN), depth=10, movetime=60000,
+                             on_info=clock.on_info)
+    assert result.depth == 10
+    assert result.best_move == "f3h4"
+
+
+@pytest.mark.parametrize("movetime", [300, 1000])
+def test_movetime_search_uses_its_whole_time(searcher, movetime):
+    # Wall clock: the answer may not come before T less the margin; the upper bound only
+    # catches a hang.
+    from scacco.engine.timeman import movetime_limit
+    start = time.monotonic()
+    result = searcher.search(Board(HANGING_QUEEN_FEN), movetime=movetime_limit(movetime))
+    elapsed_ms = (time.monotonic() - start) * 1000
+    assert elapsed_ms >= movetime_limit(movetime)
+    assert elapsed_ms < movetime + 20000
+    assert result.best_move == "f3h4"
+
+
+def test_movetime_with_soft_or_hard_time_is_refused(searcher):
+    with pytest.raises(ValueError):
+        searcher.search(Board(), movetime=100, soft_time=50)
+    with pytest.raises(ValueError):
+        searcher.search(Board(), movetime=100, hard_time=50)
+
+
+def test_movetime_ends_early_for_a_single_legal_move(searcher):
+    fen = "8/8/8/8/8/k7/8/K7 w - - 0 1"           # Ka1 against Ka3: only Kb1
+    assert [m.uci() for m in chess.Board(fen).legal_moves] == ["a1b1"]
+    thread, box = run_in_thread(lambda: searcher.search(Board(fen), movetime=600000))
+    thread.join(60)                                # a bound against hangs: the limit is 10 min
+    assert not thread.is_alive(), "a forced move waited for the movetime"
+    assert box["result"].best_move == "a1b1"
+
+
+@pytest.mark.parametrize("fen", data_lines("mate2.fen")[:4])
+def test_movetime_ends_early_for_a_proved_mate(searcher, fen):
+    thread, box = run_in_thread(lambda: searcher.search(Board(fen), movetime=600000))
+    thread.join(120)                               # a bound against hangs: the limit is 10 min
+    if thread.is_alive():
+        searcher.stop()
+        thread.join()
+        pytest.fail("a proved mate waited for the movetime")
+    result = box["result"]
+    assert result.score_mate is not None and 1 <= result.score_mate <= 2
+    oracle = chess.Board(fen)
+    assert forces_mate(oracle, chess.Move.from_uci(result.best_move), 2)
+
+
+def test_mate_proof_gives_up_at_its_time_limit():
+    # A mate within six moves in Kiwipete: proving or refuting it full-width takes the solver
+    # far longer than a tenth of a second (over 15 s on the test machine).
+    from scacco.ext._core import MateSearch
+    solver = MateSearch()
+    solver.set_position(Board(DETERMINISM_FENS[1]))
+    solver.reset(0, time_limit_ms=100)
+    start = time.monotonic()
+    assert solver.side_to_move_mates(6) is None
+    assert time.monotonic() - start < 30             # a bound against hangs only
+    solver.reset(0)
+    assert solver.side_to_move_mates(1) is False      # no limit: an answer (python-chess agrees)
+    assert not can_mate(chess.Board(DETERMINISM_FENS[1]), 1)

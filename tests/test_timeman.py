@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scacco.engine.timeman import clock_limits, movetime_limits
+from scacco.engine.timeman import MOVETIME_MARGIN_MS, TimeLimits, clock_limits, movetime_limit
 
 times = st.integers(min_value=-1000, max_value=10 ** 8)
 increments = st.integers(min_value=0, max_value=10 ** 5)
@@ -58,11 +58,25 @@ def test_fewer_moves_to_the_control_means_more_time_per_move():
 @settings(max_examples=200, deadline=None)
 @given(st.integers(min_value=0, max_value=10 ** 7))
 def test_movetime_uses_the_time_and_stops_before_it(movetime):
-    soft, hard = movetime_limits(movetime)
-    assert soft == hard >= 1
+    limits = TimeLimits.movetime(movetime)
+    assert limits.fixed and limits.soft_ms is None          # no soft limit to cut it short
+    assert limits.hard_ms == movetime_limit(movetime) >= 1
+    assert limits.search_args() == {"movetime": limits.hard_ms}
     if movetime >= 1:
-        assert hard <= movetime
-        assert hard >= movetime - 10
+        assert limits.hard_ms <= movetime
+        assert limits.hard_ms >= movetime - MOVETIME_MARGIN_MS
+
+
+@settings(max_examples=200, deadline=None)
+@given(times, increments, moves_to_go, overheads, st.integers(min_value=0, max_value=10 ** 6))
+def test_clock_limits_stay_clock_limits_after_time_has_passed(time_left, inc, mtg, overhead, spent):
+    limits = TimeLimits.clock(time_left, inc, mtg, overhead)
+    assert not limits.fixed and (limits.soft_ms, limits.hard_ms) == clock_limits(time_left, inc, mtg, overhead)
+    later = limits.after(spent)
+    assert not later.fixed
+    assert 1 <= later.soft_ms <= later.hard_ms
+    assert later.hard_ms == max(1, limits.hard_ms - spent)
+    assert later.search_args() == {"soft_time": later.soft_ms, "hard_time": later.hard_ms}
 
 
 def simulate(base_ms, inc_ms, moves_per_control=None, moves=300, latency_ms=5, overhead=30):

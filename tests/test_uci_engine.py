@@ -172,6 +172,20 @@ def test_go_nodes_mate_and_movetime_each_end_with_one_bestmove(engine):
     assert any(" score mate 1 " in line for line in lines)
 
 
+def test_go_movetime_answers_no_sooner_than_t_less_the_margin(engine):
+    # The best move (Nxh4, winning the queen) never changes, which once made the search stop
+    # early; the bestmove may not come before T less the margin.  Measured here from sending
+    # go, so the engine's own figure is smaller still; the upper bound only catches a hang.
+    from scacco.engine.timeman import MOVETIME_MARGIN_MS
+    engine.send("position fen rnb1kbnr/pppp1ppp/8/4p3/4P2q/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    engine.sync()
+    start = time.monotonic()
+    lines = engine.bestmove("go movetime 800")
+    elapsed_ms = (time.monotonic() - start) * 1000
+    assert elapsed_ms >= 800 - MOVETIME_MARGIN_MS
+    assert bestmove_of(lines) == "f3h4"
+
+
 @pytest.mark.parametrize("fen, score", [(FOOLS_MATE, "mate 0"), (STALEMATE, "cp 0")])
 def test_no_legal_move(engine, fen, score):
     engine.send(f"position fen {fen}")

@@ -86,8 +86,14 @@ class SlowStartSearcher:
             on_info(Info(depth=depth, pv=[self.answer]))
         return Result(self.answer, self.ponder)
 
-    def clear(self):
+    def clear(self, background=False):
         pass
+
+    def wait_for_table(self):
+        pass
+
+    hash_mb = 16
+    table_in_memory = True
 
 
 def make_session(searcher):

@@ -18,9 +18,11 @@ HANG_TIMEOUT = 20.0
 class UciProcess:
     """The engine as a child process; every output line goes into a queue as it arrives."""
 
-    def __init__(self) -> None:
+    def __init__(self, preexec_fn: Optional[Callable[[], None]] = None) -> None:
+        """preexec_fn runs in the child before the engine starts (POSIX: resource limits)."""
         self.proc = subprocess.Popen(ENGINE_COMMAND, cwd=ROOT, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     preexec_fn=preexec_fn)
         self.lines: "queue.Queue[Optional[str]]" = queue.Queue()
         self.transcript: List[str] = []
         self.stderr_lines: List[str] = []

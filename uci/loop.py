@@ -18,6 +18,11 @@ is queued behind it when that search has been told to stop, or is a perft or ben
 on its own (or at `stop`); otherwise it is refused with an `info string`.  `position` and the
 other options are accepted during a search: they apply to the next one.
 
+Work on the table is quick for the worker too: a new Hash size is fresh zeroed memory from the
+OS (no clearing pass), and giving back the old memory, warming up the new one and clearing a
+used table (ucinewgame, Clear Hash) run on threads of the searcher's own; a search waits for a
+clear queued before it, and that wait counts against its time limits (they run from `go`).
+
 Importing the engine (and its Cython core) is delayed to the first command that needs it,
 so the reply to `uci` goes out within milliseconds of the start.
 """
@@ -281,10 +286,11 @@ class Session:
         if mb == self._hash_mb:
             return
         try:
-            self._searcher.resize_hash(mb)
+            self._searcher.resize_hash(mb, background=True)
             self._hash_mb = mb
         except MemoryError:
-            self.out.info(f"Hash {mb} MB could not be allocated; keeping {self._hash_mb} MB")
+            self.out.info(f"Hash {mb} MB could not be allocated (the table stays {self._hash_mb} MB); "
+                          f"Hash unchanged")
             option = self.options.find("Hash")
             self.options.store(option, self._hash_mb)
 
@@ -293,7 +299,7 @@ class Session:
         def clear():
             searcher = self.searcher()
             if searcher is not None:
-                searcher.clear()
+                searcher.clear(background=True)
         self.submit(Job("task"), clear)
 
     # -- jobs --------------------------------------------------------------------------
@@ -444,14 +450,16 @@ class Session:
             job.ponderhit_at = time.monotonic()
             job.cpu_at_ponderhit = time.process_time()
             limits = job.ponder_limits
-            # Pondering already spent the soft limit on this very position: answer now.
-            done_thinking = limits is not None and not job.infinite and job.elapsed_ms() >= limits[0]
+            # Pondering already spent the soft limit on this very position: answer now (clock
+            # play only: a movetime is used whole from the ponderhit).
+            done_thinking = (limits is not None and not job.infinite and not limits.fixed
+                             and job.elapsed_ms() >= limits.soft_ms)
         if self.debug:      # before the release, so it cannot come after the bestmove
             self.out.info(f"ponderhit after {job.elapsed_ms()} ms of pondering: limits {limits}")
         if done_thinking:
             job.stop()
         elif limits is not None:
-            job.token.set_limits(*limits)
+            job.token.set_limits(limits.soft_ms, limits.hard_ms)
         if not job.infinite:
             job.released.set()
 
@@ -532,15 +540,16 @@ class Session:
         return chosen or legal
 
     def _time_limits(self, go, board, root_count: int):
-        """(soft_ms, hard_ms) from movetime or the clock of the side to move; None if neither."""
-        from ..engine.timeman import clock_limits, movetime_limits
+        """TimeLimits from movetime (fixed: a hard limit and no soft one) or the clock of the
+        side to move; None if neither."""
+        from ..engine.timeman import TimeLimits
         if go.movetime is not None:
-            return movetime_limits(go.movetime)
+            return TimeLimits.movetime(go.movetime)
         time_left, increment = go.clock(board.turn)
         if time_left is None:
             return None
-        return clock_limits(time_left, increment, go.movestogo, self.options["Move Overhead"],
-                            single_reply=root_count == 1)
+        return TimeLimits.clock(time_left, increment, go.movestogo, self.options["Move Overhead"],
+                                single_reply=root_count == 1)
 
     def _start_search(self, go) -> None:
         board = self.board.copy()
@@ -556,7 +565,8 @@ class Session:
         if go.ponder:
             job.ponder_limits = limits
         elif limits is not None:
-            job.token.set_limits(*limits)      # our clock runs from the moment go arrived
+            # our clock runs from the moment go arrived; a movetime has no soft limit
+            job.token.set_limits(limits.soft_ms, limits.hard_ms)
         if self.debug:
             self.out.info(f"go: limits {limits}, options {kwargs}")
         self.submit(job, lambda: self._search(job, board, legal, root, kwargs))
@@ -570,6 +580,9 @@ class Session:
                 self.out.line(f"info depth 0 score {'mate 0' if board.is_check() else 'cp 0'}")
             else:
                 searcher = self.searcher()
+                if searcher is not None and self.debug:
+                    state = "in memory" if searcher.table_in_memory else "pages still coming"
+                    self.out.info(f"go: hash {searcher.hash_mb} MB ({state})")
                 if searcher is not None:
                     best, ponder = self._run_searcher(job, searcher, board, root, kwargs)
         finally:

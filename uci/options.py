@@ -161,7 +161,8 @@ def standard_options() -> List[Option]:
     return [
         Option("Hash", "spin", 16, 1, MAX_HASH_MB, while_searching=False,
                on_change=lambda session, mb: session.resize_hash(mb),
-               doc="Size of the transposition table in MB."),
+               doc="Size of the transposition table in MB; allocated at once, its pages "
+                   "supplied in the background."),
         Option("Clear Hash", "button", while_searching=False,
                on_change=lambda session, _: session.clear_hash(),
                doc="Empty the transposition table and the move-ordering histories."),
