@@ -281,7 +281,7 @@ def clear_table(sizes):
         while not searcher.table_in_memory and time.monotonic() < deadline:
             time.sleep(0.05)
         if not searcher.table_in_memory:
-            print(f"| {mb} | the table never came into memory (no MADV_POPULATE_WRITE?) | |")
+            print(f"| {mb} | the table was not in memory after 300 s | |")
             continue
         figures = []
         for threads in (1, CLEAR_THREADS):

@@ -190,7 +190,7 @@ class Searcher:
         def clear_table() -> None:
             if core.clear_table(CLEAR_THREADS) < 0:
                 self._give_back(background)     # fresh memory replaced it
-        self._table_job(clear_table, background)
+        self._clears.run(clear_table, background)
 
     def wait_for_table(self) -> None:
         """Return when the clears queued by clear(background=True) are done (every search
@@ -201,10 +201,6 @@ class Searcher:
         """Return when old tables queued for release (background=True) are given back and the
         current table's warm-up has been started."""
         self._releases.wait()
-
-    def _table_job(self, job: Callable[[], object], background: bool) -> None:
-        """Run a clear after those queued before it: now, or on the clearing thread."""
-        self._clears.run(job, background)
 
     def _give_back(self, background: bool) -> None:
         """Return retired tables to the OS, then start the current table's warm-up."""
@@ -223,8 +219,7 @@ class Searcher:
     @property
     def table_in_memory(self) -> bool:
         """True once the OS has supplied every page of the table (its background warm-up is
-        done); until then searches run slower where they first touch a page.  Where the OS
-        cannot be asked ahead (not Linux 5.14+), pages come on first use and this stays False."""
+        done); until then searches run slower where they first touch a page."""
         return self._core.table_warmed
 
     def hashfull(self) -> int:

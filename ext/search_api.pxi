@@ -38,8 +38,8 @@ cdef class SearchCore:
             tt_free_blocks(blocks)
 
     def start_warm_up(self):
-        """Have a C thread ask the OS for every page of the table, in the background (see
-        tt.pxi); nothing happens if one is at it already or the table is warm."""
+        """Have a C thread write every page of the table once, in the background, so that the
+        OS supplies them all (see tt.pxi); nothing happens if one is at it or the table is warm."""
         tt_start_warm_up(&self.sd.tt)
 
     @property

@@ -42,70 +42,12 @@ cdef extern from *:
     """
     #include <stdlib.h>
     #define SCACCO_MAX_THREADS 64
-    typedef void (*scacco_parallel_fn)(void* arg, int index, int count);
-    typedef struct { scacco_parallel_fn fn; void* arg; int index; int count; } scacco_parallel_share;
-
-    #if defined(_WIN32)
-    #include <windows.h>
-    #include <process.h>
-    static unsigned __stdcall scacco_parallel_main(void* p) {
-        scacco_parallel_share* s = (scacco_parallel_share*)p;
-        s->fn(s->arg, s->index, s->count);
-        return 0;
-    }
-    #else
-    #include <pthread.h>
-    static void* scacco_parallel_main(void* p) {
-        scacco_parallel_share* s = (scacco_parallel_share*)p;
-        s->fn(s->arg, s->index, s->count);
-        return NULL;
-    }
-    #endif
-
-    /* Returns how many threads took part (1 when no extra thread could be started). */
-    static int scacco_run_parallel(scacco_parallel_fn fn, void* arg, int count) {
-        scacco_parallel_share shares[SCACCO_MAX_THREADS];
-        int started[SCACCO_MAX_THREADS];
-    #if defined(_WIN32)
-        HANDLE threads[SCACCO_MAX_THREADS];
-    #else
-        pthread_t threads[SCACCO_MAX_THREADS];
-    #endif
-        int i, ran = 1;
-        if (count < 1) count = 1;
-        if (count > SCACCO_MAX_THREADS) count = SCACCO_MAX_THREADS;
-        for (i = 0; i < count; i++) {
-            shares[i].fn = fn; shares[i].arg = arg; shares[i].index = i; shares[i].count = count;
-            started[i] = 0;
-        }
-        for (i = 1; i < count; i++) {
-    #if defined(_WIN32)
-            threads[i] = (HANDLE)_beginthreadex(NULL, 0, scacco_parallel_main, &shares[i], 0, NULL);
-            started[i] = threads[i] != 0;
-    #else
-            started[i] = pthread_create(&threads[i], NULL, scacco_parallel_main, &shares[i]) == 0;
-    #endif
-        }
-        fn(arg, 0, count);
-        for (i = 1; i < count; i++) {
-            if (started[i]) {
-    #if defined(_WIN32)
-                WaitForSingleObject(threads[i], INFINITE);
-                CloseHandle(threads[i]);
-    #else
-                pthread_join(threads[i], NULL);
-    #endif
-                ran++;
-            } else {
-                fn(arg, i, count);
-            }
-        }
-        return ran;
-    }
 
     typedef void (*scacco_thread_fn)(void* arg);
     typedef struct { scacco_thread_fn fn; void* arg; } scacco_thread_call;
     #if defined(_WIN32)
+    #include <windows.h>
+    #include <process.h>
     typedef HANDLE scacco_thread;
     static unsigned __stdcall scacco_thread_main(void* p) {
         scacco_thread_call call = *(scacco_thread_call*)p;
@@ -114,6 +56,7 @@ cdef extern from *:
         return 0;
     }
     #else
+    #include <pthread.h>
     typedef pthread_t scacco_thread;
     static void* scacco_thread_main(void* p) {
         scacco_thread_call call = *(scacco_thread_call*)p;
@@ -137,6 +80,15 @@ cdef extern from *:
         return 0;
     }
 
+    static void scacco_thread_join(scacco_thread thread) {
+    #if defined(_WIN32)
+        WaitForSingleObject(thread, INFINITE);
+        CloseHandle(thread);
+    #else
+        pthread_join(thread, NULL);
+    #endif
+    }
+
     static void scacco_sleep_us(int microseconds) {
     #if defined(_WIN32)
         Sleep((DWORD)((microseconds + 999) / 1000));
@@ -148,13 +100,37 @@ cdef extern from *:
     #endif
     }
 
-    static void scacco_thread_join(scacco_thread thread) {
-    #if defined(_WIN32)
-        WaitForSingleObject(thread, INFINITE);
-        CloseHandle(thread);
-    #else
-        pthread_join(thread, NULL);
-    #endif
+    typedef void (*scacco_parallel_fn)(void* arg, int index, int count);
+    typedef struct { scacco_parallel_fn fn; void* arg; int index; int count; } scacco_parallel_share;
+
+    static void scacco_parallel_main(void* p) {
+        scacco_parallel_share* s = (scacco_parallel_share*)p;
+        s->fn(s->arg, s->index, s->count);
+    }
+
+    /* Returns how many threads took part (1 when no extra thread could be started). */
+    static int scacco_run_parallel(scacco_parallel_fn fn, void* arg, int count) {
+        scacco_parallel_share shares[SCACCO_MAX_THREADS];
+        scacco_thread threads[SCACCO_MAX_THREADS];
+        int started[SCACCO_MAX_THREADS];
+        int i, ran = 1;
+        if (count < 1) count = 1;
+        if (count > SCACCO_MAX_THREADS) count = SCACCO_MAX_THREADS;
+        for (i = 0; i < count; i++) {
+            shares[i].fn = fn; shares[i].arg = arg; shares[i].index = i; shares[i].count = count;
+        }
+        for (i = 1; i < count; i++)
+            started[i] = scacco_thread_start(&threads[i], scacco_parallel_main, &shares[i]);
+        fn(arg, 0, count);
+        for (i = 1; i < count; i++) {
+            if (started[i]) {
+                scacco_thread_join(threads[i]);
+                ran++;
+            } else {
+                fn(arg, i, count);
+            }
+        }
+        return ran;
     }
     """
     int MAX_THREADS "SCACCO_MAX_THREADS"

@@ -7,10 +7,13 @@
 # read as zeros, so a new table needs no clearing pass and its allocation costs the same at
 # 16 MB and at 64 GB.  The OS still has to supply each page when it is first written, and a
 # search that meets thousands of such page faults crawls; so each block has a warm-up thread
-# that asks the OS for all its pages in the background (MADV_POPULATE_WRITE on Linux 5.14 and
-# later, which keeps whatever the search has written meanwhile; elsewhere pages come on first
-# use).  No huge-page advice: with Linux's usual defrag setting it makes every fault compact
-# memory first, which is far slower here.  A resize puts the old block on a retired list and
+# that writes every page once in the background, with an atomic
+# compare-and-swap of zero by zero on its first word: a page is faulted in, and a word the
+# search has written meanwhile is left as it is (the swap is one locked or exclusive access,
+# so no store of the search can fall between its compare and its write).  It takes no lock of
+# the process's memory map (MADV_POPULATE_WRITE did, so other threads' mmap calls, Python's
+# allocator among them, waited behind it).  No huge-page advice: with Linux's usual defrag
+# setting it makes every fault compact memory first, which is far slower here.  A resize puts the old block on a retired list and
 # tells its warm-up (and any clear still zeroing it) to stop; the caller returns retired blocks
 # to the OS later, from any thread and without the GIL (unmapping a large used table takes a
 # while), and then starts the new block's warm-up: the old pages are gone before the new ones
@@ -93,21 +96,13 @@ cdef extern from *:
     """
     uint64_t mul_hi64 "scacco_mul_hi64"(uint64_t a, uint64_t b) noexcept nogil
 
-# Zeroed pages from the OS (NULL when it refuses), given back with table_free; table_populate
-# makes the OS supply the pages of a range now, keeping their contents (-1: not supported).
+# Zeroed pages from the OS (NULL when it refuses), given back with table_free; table_touch
+# writes every page of a range once, keeping its contents (see above).
 # table_free works through the block a few MB at a time: unmapping holds the process's memory
 # map locked, and other threads (the one answering the GUI) must get their turn in between.
 cdef extern from *:
     """
     #define SCACCO_FREE_CHUNK ((size_t)16 << 20)
-    #if defined(__linux__)
-    #include <sys/resource.h>
-    #include <sys/syscall.h>
-    #include <unistd.h>
-    static void scacco_lower_priority(void) { setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19); }
-    #else
-    static void scacco_lower_priority(void) { }
-    #endif
     #if defined(_WIN32)
     #include <windows.h>
     static void* scacco_table_alloc(size_t bytes) {
@@ -122,14 +117,10 @@ cdef extern from *:
         }
         VirtualFree(base, 0, MEM_RELEASE);
     }
-    static int scacco_table_populate(void* start, size_t bytes) { (void)start; (void)bytes; return -1; }
     #elif defined(__unix__) || defined(__APPLE__)
     #include <sys/mman.h>
     #if !defined(MAP_ANONYMOUS)
     #define MAP_ANONYMOUS MAP_ANON
-    #endif
-    #if defined(__linux__) && !defined(MADV_POPULATE_WRITE)
-    #define MADV_POPULATE_WRITE 23      /* Linux 5.14 ABI; older kernels answer EINVAL */
     #endif
     static void* scacco_table_alloc(size_t bytes) {
         void* p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -143,47 +134,47 @@ cdef extern from *:
             munmap((char*)base + offset, chunk);
         }
     }
-    static int scacco_table_populate(void* start, size_t bytes) {
-    #if defined(MADV_POPULATE_WRITE)
-        return madvise(start, bytes, MADV_POPULATE_WRITE);
-    #else
-        (void)start; (void)bytes;
-        return -1;
-    #endif
-    }
     #else
     #include <stdlib.h>
     static void* scacco_table_alloc(size_t bytes) { return calloc(bytes, 1); }
     static void scacco_table_free(void* base, size_t bytes) { (void)bytes; free(base); }
-    static int scacco_table_populate(void* start, size_t bytes) { (void)start; (void)bytes; return -1; }
     #endif
+    #define SCACCO_TOUCH_STRIDE ((size_t)4096)
+    static void scacco_table_touch(void* start, size_t bytes) {
+        size_t offset;
+        for (offset = 0; offset < bytes; offset += SCACCO_TOUCH_STRIDE) {
+    #if defined(_MSC_VER)
+            _InterlockedCompareExchange64((volatile __int64*)((char*)start + offset), 0, 0);
+    #else
+            unsigned long long zero = 0;
+            __atomic_compare_exchange_n((unsigned long long*)((char*)start + offset), &zero, 0ULL,
+                                        0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    #endif
+        }
+    }
     """
     void* table_alloc "scacco_table_alloc"(size_t bytes) noexcept nogil
     void table_free "scacco_table_free"(void* base, size_t bytes) noexcept nogil
-    int table_populate "scacco_table_populate"(void* start, size_t bytes) noexcept nogil
-    void lower_priority "scacco_lower_priority"() noexcept nogil
+    void table_touch "scacco_table_touch"(void* start, size_t bytes) noexcept nogil
 
 cdef enum:
     MB = 1024 * 1024
     # A clearing thread gets at least this much of the table (fewer threads for small tables).
     CLEAR_SHARE_MIN_BYTES = 64 * MB
-    # The warm-up asks for this much at a time: a stop takes effect within a millisecond or
-    # so, and the process's memory map is never locked for long (other threads' allocations).
+    # The warm-up looks at its stop flag every this many bytes (well under a millisecond).
     WARM_UP_CHUNK_BYTES = 256 * 1024
     # A clear zeroes at most this much between looks at its stop flag (about a millisecond).
     CLEAR_PIECE_BYTES = 64 * MB
 
-# The warm-up thread of a block: its pages from the OS, chunk by chunk, until done or stopped.
+# The warm-up thread of a block: every page written once, chunk by chunk, until done or stopped.
 cdef void tt_warm_up(void* arg) noexcept nogil:
     cdef TTBlock* block = <TTBlock*>arg
     cdef size_t offset = 0, chunk
-    lower_priority()
     while offset < block.bytes and not load_int(&block.stop_warm_up):
         chunk = block.bytes - offset
         if chunk > WARM_UP_CHUNK_BYTES:
             chunk = WARM_UP_CHUNK_BYTES
-        if table_populate(<char*>block.base + offset, chunk) != 0:
-            return
+        table_touch(<char*>block.base + offset, chunk)
         offset += chunk
     if offset >= block.bytes:
         store_int(&block.warmed, 1)
