@@ -1,4 +1,5 @@
-"""Shared helpers of the test suite: where the shared test data lives, and the repo root.
+"""Shared helpers of the test suite: where the shared test data lives, the repo root, and a
+fresh UCI engine process (the `engine` fixture, which a module may override).
 
 The perft files and other data live outside the repository, in a `shared/` folder that is a
 sibling of the repository root (CI clones the repo next to it).  SCACCO_SHARED overrides that.
@@ -56,3 +57,13 @@ def read_perft_epd(name: str):
 def is_shredder_castling(fen: str) -> bool:
     """Shredder-FEN castling letters (file letters) mark the Chess960 lines of the perft files."""
     return any(ch in "abcdefghABCDEFGH" for ch in fen.split()[2])
+
+
+@pytest.fixture
+def engine():
+    """A fresh `scacco` UCI process that has answered `uci` and `isready`."""
+    from uci_client import UciProcess
+    with UciProcess() as process:
+        process.ask("uci", "uciok")
+        process.sync()
+        yield process

@@ -21,14 +21,6 @@ from uci_client import UciProcess
 KPK = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
 
 
-@pytest.fixture
-def engine():
-    with UciProcess() as process:
-        process.ask("uci", "uciok")
-        process.sync()
-        yield process
-
-
 def legal(fen: str, move: str) -> bool:
     return chess.Move.from_uci(move) in chess.Board(fen).legal_moves
 

@@ -15,14 +15,6 @@ FOOLS_MATE = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
 STALEMATE = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"
 
 
-@pytest.fixture
-def engine():
-    with UciProcess() as process:
-        process.ask("uci", "uciok")
-        process.sync()
-        yield process
-
-
 def legal_in(fen_or_board, move):
     board = fen_or_board if isinstance(fen_or_board, chess.Board) else chess.Board(fen_or_board)
     return chess.Move.from_uci(move) in board.legal_moves
