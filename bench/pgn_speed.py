@@ -19,25 +19,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scacco.engine.board import Board  # noqa: E402
-from scacco.engine.pgn import (SKIP, Game, HeadersBuilder, MoveNode, PgnReader, Visitor,  # noqa: E402
+from scacco.engine.pgn import (Game, HeadersBuilder, MainLineBuilder, MoveNode, PgnReader,  # noqa: E402
                         write_game)
 from tests.shared import shared_dir  # noqa: E402
-
-
-class MainLine(Visitor):
-    """The main line in UCI, variations skipped: what an analysis run reads."""
-
-    def begin_game(self):
-        self.moves = []
-
-    def begin_variation(self):
-        return SKIP
-
-    def visit_move(self, board, uci):
-        self.moves.append(uci)
-
-    def result(self):
-        return self.moves
 
 
 def random_line(rng, board, plies, depth):
@@ -83,7 +67,7 @@ def measure(path, how):
                 games += 1
                 moves += len(game.moves)
         elif how == "mainline":
-            for line in reader.games(MainLine()):
+            for line in reader.games(MainLineBuilder()):
                 games += 1
                 moves += len(line)
         elif how == "headers":

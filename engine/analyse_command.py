@@ -18,25 +18,9 @@ from .analysis import (AnalysisError, Budget, GameAnalysis, analyse_pgn, annotat
                        game_report, summary_report)
 from .batch import Failure, run_batch
 from .graph import PLOT_EXTRA, plot_game
-from .pgn import SKIP, Visitor, read_games, write_game
+from .pgn import MainLineBuilder, read_games, write_game
 
 __all__ = ["Progress", "analyse_file", "graph_path"]
-
-
-class _MainlineCounter(Visitor[int]):
-    """Counts a game's main-line moves, skipping variations (and builds nothing)."""
-
-    def begin_game(self) -> None:
-        self.moves = 0
-
-    def visit_move(self, board, uci) -> None:
-        self.moves += 1
-
-    def begin_variation(self):
-        return SKIP
-
-    def result(self) -> int:
-        return self.moves
 
 
 class Progress:
@@ -86,9 +70,9 @@ def graph_path(base: str, number: int, games: int) -> str:
 
 def _count(path: str) -> Tuple[int, int]:
     games = positions = 0
-    for moves in read_games(path, _MainlineCounter()):
+    for moves in read_games(path, MainLineBuilder()):
         games += 1
-        positions += moves + 1
+        positions += len(moves) + 1
     return games, positions
 
 

@@ -33,7 +33,8 @@ from typing import (IO, Any, Dict, Generic, Iterator, List, Optional, Tuple, Typ
 from .board import STARTING_FEN, Board
 
 __all__ = [
-    "Game", "MoveNode", "PgnError", "Visitor", "GameBuilder", "HeadersBuilder", "SkipVisitor",
+    "Game", "MoveNode", "PgnError", "Visitor", "GameBuilder", "HeadersBuilder", "MainLineBuilder",
+    "SkipVisitor",
     "PgnWriter", "PgnReader", "SKIP", "read_game", "read_headers", "skip_game", "read_games",
     "write_game", "NAG_GLYPHS", "SEVEN_TAG_ROSTER",
 ]
@@ -340,6 +341,23 @@ class HeadersBuilder(Visitor[Dict[str, str]]):
 
     def result(self) -> Dict[str, str]:
         return self.headers
+
+
+class MainLineBuilder(Visitor[List[str]]):
+    """The main line's moves in UCI, variations skipped and nothing else built: what a reader
+    of the game's moves alone (an analysis, an index of a large file) needs."""
+
+    def begin_game(self) -> None:
+        self.moves: List[str] = []
+
+    def begin_variation(self) -> _Skip:
+        return SKIP
+
+    def visit_move(self, board: Board, uci: str) -> None:
+        self.moves.append(uci)
+
+    def result(self) -> List[str]:
+        return self.moves
 
 
 class SkipVisitor(Visitor[bool]):

@@ -16,8 +16,8 @@ import chess
 import chess.pgn
 import pytest
 
-from scacco.engine.pgn import (NAG_GLYPHS, SEVEN_TAG_ROSTER, SKIP, Game, HeadersBuilder, MoveNode,
-                        PgnError, PgnReader, PgnWriter, Visitor, read_game, read_games,
+from scacco.engine.pgn import (NAG_GLYPHS, SEVEN_TAG_ROSTER, Game, HeadersBuilder, MainLineBuilder,
+                        MoveNode, PgnError, PgnReader, PgnWriter, read_game, read_games,
                         read_headers, skip_game, write_game)
 from tests.conftest import shared_data_dir, shared_file
 
@@ -670,22 +670,9 @@ def test_unclosed_comment_stops_at_the_next_game():
 
 
 def test_visitor_can_skip_variations_and_games():
-    class MainLine(Visitor):
-        def begin_game(self):
-            self.moves = []
-
-        def begin_variation(self):
-            return SKIP
-
-        def visit_move(self, board, uci):
-            self.moves.append(uci)
-
-        def result(self):
-            return self.moves
-
     handle = io.StringIO(GENERATED_TEXT)
     for ref in GENERATED[:200]:
-        assert read_game(handle, MainLine()) == [m.uci() for m in ref.mainline_moves()]
+        assert read_game(handle, MainLineBuilder()) == [m.uci() for m in ref.mainline_moves()]
 
 
 # ---------------------------------------------------------------------------------------------
