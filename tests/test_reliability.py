@@ -98,6 +98,34 @@ def test_stop_ends_perft_and_bench_and_the_engine_keeps_answering(engine, work):
     assert legal(chess.STARTING_FEN, lines[-1].split()[1])
 
 
+def test_a_search_out_is_not_forgotten_behind_queued_work():
+    # The first isready of a session queues the loading of the searcher behind a running
+    # search: a go after it must still be refused (one search at a time, one bestmove per
+    # go), and a ponderhit must still reach the ponder search.
+    with UciProcess() as process:
+        process.ask("uci", "uciok")
+        process.send("position startpos")
+        process.send("go infinite")
+        process.send("isready")
+        process.send("go depth 1")
+        lines = process.sync()              # up to the first isready's answer
+        lines += process.sync()             # and what the go depth 1 brought
+        assert "info string go ignored: a search is running (send stop first)" in lines
+        assert not [line for line in lines if line.startswith("bestmove")]
+        process.send("stop")
+        process.read_until(lambda line: line.startswith("bestmove"), 10)
+        lines = process.sync()
+        assert not [line for line in lines if line.startswith("bestmove")]
+    with UciProcess() as process:
+        process.ask("uci", "uciok")
+        process.send("position startpos")
+        process.send("go ponder wtime 2000 btime 2000")
+        process.send("isready")
+        process.send("ponderhit")
+        lines = process.read_until(lambda line: line.startswith("bestmove"), 10)
+        assert legal(chess.STARTING_FEN, lines[-1].split()[1])
+
+
 @pytest.mark.parametrize("work", ["go perft 9", "bench 30", "go infinite"])
 def test_quit_exits_during_long_work(work):
     with UciProcess() as process:

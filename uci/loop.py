@@ -134,6 +134,13 @@ class Job:
         self.token.stop()
         self.released.set()
 
+    def is_running_search(self) -> bool:
+        """A search that has not answered and was not told to stop: while one is out, what
+        would disturb it is refused, and isready is answered at once."""
+        with self.lock:
+            return (self.kind == "search" and not self.finished and not self.answered
+                    and not self.stop_requested)
+
 
 class Worker:
     """The thread that runs jobs one after another, in the order they were submitted."""
@@ -141,14 +148,12 @@ class Worker:
     def __init__(self) -> None:
         self._queue: "queue.Queue" = queue.Queue()
         self._thread: Optional[threading.Thread] = None
-        self._pending = 0
-        self._unfinished: List[Job] = []
+        self._unfinished: List[Job] = []  # the job being run, then those queued behind it
         self._closing = False
         self._idle = threading.Condition()
 
     def submit(self, job: Job, target: Callable[[], None], on_error: Callable[[Job, Exception], None]) -> None:
         with self._idle:
-            self._pending += 1
             self._unfinished.append(job)
         self._queue.put((job, target, on_error))
         if self._thread is None:
@@ -167,12 +172,11 @@ class Worker:
                 with job.lock:
                     job.finished = True
                 with self._idle:
-                    self._pending -= 1
                     self._unfinished.remove(job)
                     self._idle.notify_all()
 
     def busy(self) -> bool:
-        return self._pending > 0
+        return bool(self._unfinished)
 
     def unfinished(self) -> List[Job]:
         """The job being run and those queued behind it, oldest first."""
@@ -183,7 +187,7 @@ class Worker:
         """Wait until every submitted job has finished; False on timeout.  Never called by
         the thread that reads standard input, except on the way out."""
         with self._idle:
-            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+            return self._idle.wait_for(lambda: not self._unfinished, timeout)
 
     def close(self) -> None:
         """Run nothing more that is still queued."""
@@ -209,7 +213,6 @@ class Session:
         self._searcher = None             # created and used on the worker thread only
         self._searcher_error: Optional[str] = None
         self._hash_mb: Optional[int] = None   # the table size of the searcher, once it exists
-        self._job: Optional[Job] = None   # the job submitted last
         self._worker = Worker()
         self._rng = random.Random()       # the playing levels' choices
         self._commands = {
@@ -311,22 +314,19 @@ class Session:
         """Wait for every queued job (tests and shutdown; the reader never waits)."""
         return self._worker.wait_idle(timeout)
 
+    def searching(self) -> bool:
+        """Is a search out (running or queued) that was not told to stop?"""
+        return any(job.is_running_search() for job in self._worker.unfinished())
+
     def admit(self, what: str) -> bool:
         """May `what`, which must not disturb a search, be queued now?  Not while a search
-        runs that was not told to stop (it is then refused with an info string)."""
-        job = self._job
-        if job is None:
-            return True
-        with job.lock:
-            blocking = (job.kind == "search" and not job.finished and not job.answered
-                        and not job.stop_requested)
-        if blocking:
+        is out that was not told to stop (it is then refused with an info string)."""
+        if self.searching():
             self.out.info(f"{what} ignored: a search is running (send stop first)")
             return False
         return True
 
     def submit(self, job: Job, target: Callable[[], None]) -> None:
-        self._job = job
         self._worker.submit(job, target, self._job_failed)
 
     def _job_failed(self, job: Job, exc: Exception) -> None:
@@ -355,11 +355,7 @@ class Session:
         if self._searcher is None and self._searcher_error is None:
             self.board                          # the core is loaded here, the searcher...
             self.submit(Job("task"), self.searcher)    # ...on the worker (Hash may be large)
-        job = self._job
-        with job.lock:
-            searching = job.kind == "search" and not job.finished and not job.answered \
-                and not job.stop_requested
-        if searching or not self.busy():
+        if not self.busy() or self.searching():
             self.out.line("readyok")
             return
         once = threading.Lock()
@@ -440,9 +436,12 @@ class Session:
             job.stop()
 
     def cmd_ponderhit(self, args: List[str], line: str) -> None:
-        job = self._job
-        if job is None or job.kind != "search":
+        # The newest search still out: whatever work was queued after it (a searcher being
+        # loaded, an isready) is not what the ponderhit is about.
+        searches = [job for job in self._worker.unfinished() if job.kind == "search"]
+        if not searches:
             return
+        job = searches[-1]
         with job.lock:
             if job.finished or not job.pondering:
                 return
