@@ -19,7 +19,7 @@ from ..ext._core import MateSearch, StopToken
 
 from .board import Board
 from .puzzles import proven_mate_line
-from .search import SearchInfo, SearchResult, Searcher, VALUE_MATE
+from .search import SearchInfo, SearchResult, Searcher, mate_result
 
 __all__ = ["Level", "NAMED_LEVELS", "MIN_ELO", "MAX_ELO", "level_for_elo", "level_for_skill",
            "level_for_options", "play", "play_weakened"]
@@ -106,12 +106,7 @@ def _proven_mate(board: Board, solver: MateSearch,
     if proof is None:
         return None
     k, codes = proof
-    pv = Searcher._pv_text(board, codes)
-    info = SearchInfo(depth=2 * k - 1, seldepth=2 * k - 1, multipv=1, score_cp=None, score_mate=k,
-                      bound=None, nodes=solver.nodes, nps=0, time_ms=0, hashfull=0, pv=pv,
-                      score=VALUE_MATE - (2 * k - 1))
-    return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, None, k, pv, 2 * k - 1, solver.nodes,
-                        [info], info.score)
+    return mate_result(board, k, codes, solver.nodes, 0, 0)
 
 
 def play_weakened(searcher: Searcher, board: Board, level: Level, *,
@@ -199,12 +194,10 @@ def play(searcher: Searcher, board: Board, *, limit_strength: bool = False, elo:
                 or search_args.get("multipv", 1) != 1 or search_args.get("searchmoves"))
     if level is None or analysis:
         return searcher.search(board, **search_args)
-    stop = search_args.get("stop")
-    stop = stop if stop is not None else StopToken()
     # A level plays from its node budget: a clock's hard limit or a movetime only caps it.
     cap = search_args.get("hard_time")
     if search_args.get("movetime") is not None:
         cap = search_args["movetime"]
-    stop.tighten(None, cap)
-    return play_weakened(searcher, board, level, rng=rng, on_info=search_args.get("on_info"),
-                         solver=searcher.mate_solver, stop=stop)
+    return play_weakened(searcher, board, level, rng=rng, hard_time=cap,
+                         on_info=search_args.get("on_info"), solver=searcher.mate_solver,
+                         stop=search_args.get("stop"))

@@ -109,6 +109,18 @@ class SearchResult:
     score: int = 0
 
 
+def mate_result(board: Board, k: int, codes: List[int], nodes: int, elapsed_ms: int,
+                hashfull: int) -> SearchResult:
+    """The result of a proven mate in k along the line `codes` (move codes from board): one
+    line scored mate k, as `go mate` and the playing levels report it."""
+    pv = Searcher._pv_text(board, codes)
+    info = SearchInfo(depth=2 * k - 1, seldepth=2 * k - 1, multipv=1, score_cp=None, score_mate=k,
+                      bound=None, nodes=nodes, nps=nodes * 1000 // elapsed_ms if elapsed_ms else 0,
+                      time_ms=elapsed_ms, hashfull=hashfull, pv=pv, score=VALUE_MATE - (2 * k - 1))
+    return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, None, k, pv, 2 * k - 1, nodes,
+                        [info], info.score)
+
+
 class TableWorker:
     """One thread that runs table jobs in order, started with its owner: queuing a job never
     starts a thread, which on a busy machine (and while a large table is being warmed up) can
@@ -431,16 +443,11 @@ class Searcher:
         if proof is None:
             return None, solver.nodes
         k, codes = proof
-        pv = self._pv_text(board, codes)
-        elapsed = max(1, int((time.monotonic() - start) * 1000))
-        info = SearchInfo(depth=2 * k - 1, seldepth=2 * k - 1, multipv=1, score_cp=None, score_mate=k,
-                          bound=None, nodes=solver.nodes, nps=solver.nodes * 1000 // elapsed,
-                          time_ms=elapsed, hashfull=self._core.hashfull(), pv=pv,
-                          score=VALUE_MATE - (2 * k - 1))
+        result = mate_result(board, k, codes, solver.nodes,
+                             max(1, int((time.monotonic() - start) * 1000)), self._core.hashfull())
         if on_info is not None:
-            on_info(info)
-        return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, None, k, pv, 2 * k - 1,
-                            solver.nodes, [info], info.score), solver.nodes
+            on_info(result.lines[0])
+        return result, solver.nodes
 
     def _aspiration(self, depth: int, previous: int, pv_index: int, board: Board,
                     on_info) -> int:
