@@ -206,10 +206,6 @@ cdef class MateSearch:
     def nodes(self):
         return self.ms.nodes
 
-    @property
-    def token(self):
-        return self._token
-
     def reset(self, node_limit=0, StopToken token=None, time_limit_ms=None):
         """Start counting nodes from zero under node_limit (0: none), the given token (a fresh
         one when None) and time_limit_ms from now (None: only the token's deadline).  The
@@ -221,13 +217,6 @@ cdef class MateSearch:
         self.ms.cut = 0
         self._token = token if token is not None else StopToken()
         self.ms.token = &self._token.state
-
-    @property
-    def cut(self):
-        """True when the node limit, the time limit or the token has ended the proof."""
-        return bool(self.ms.cut or (self.ms.node_limit and self.ms.nodes >= self.ms.node_limit)
-                    or (self.ms.deadline_ms > 0 and now_ms() >= self.ms.deadline_ms)
-                    or stop_due(self.ms.token))
 
     def move_mates(self, int move, int moves_left):
         """Does the legal move `move` force mate within moves_left moves (counting itself)?
