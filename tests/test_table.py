@@ -138,6 +138,24 @@ def limit_address_space():
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is Linux's")
+def test_uci_hash_too_large_before_the_first_search_falls_back_to_the_default():
+    # Set before the searcher exists: the engine must still search, with the default table.
+    memory = _physical_memory_mb()
+    if memory is None or memory < 2 * 4096:
+        pytest.skip("the loop refuses 4096 MB on a machine with less than 8 GB")
+    with UciProcess(preexec_fn=limit_address_space) as engine:       # 3 GB of address space
+        engine.ask("uci", "uciok")
+        engine.send("setoption name Hash value 4096")
+        lines = engine.sync()               # the searcher is loaded on the worker meanwhile
+        engine.send("debug on")
+        engine.send(f"position fen {KIWIPETE}")
+        lines += engine.bestmove("go depth 6")
+        assert "info string Hash 4096 MB could not be allocated (the table is 16 MB)" in lines
+        assert debug_hash_mb(lines) == 16
+        assert not [line for line in lines if "could not be loaded" in line]
+        assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board(KIWIPETE).legal_moves
+
+
 def test_uci_hash_that_cannot_be_allocated_is_reported_and_the_old_table_stays():
     memory = _physical_memory_mb()
     if memory is None or memory < 2 * 4096:

@@ -212,7 +212,6 @@ class Session:
         self._board = None
         self._searcher = None             # created and used on the worker thread only
         self._searcher_error: Optional[str] = None
-        self._hash_mb: Optional[int] = None   # the table size of the searcher, once it exists
         self._worker = Worker()
         self._rng = random.Random()       # the playing levels' choices
         self._commands = {
@@ -265,15 +264,26 @@ class Session:
         if self._searcher is None and self._searcher_error is None:
             try:
                 from ..engine.search import Searcher
-                mb = self.options["Hash"]
-                self._searcher = Searcher(hash_mb=mb)
-                self._hash_mb = mb
+                self._searcher = self._new_searcher(Searcher)
             except Exception as exc:
                 self._searcher_error = f"{type(exc).__name__}: {exc}"
                 traceback.print_exc(file=sys.stderr)
                 self.out.info(f"the search could not be loaded ({self._searcher_error}); "
                               f"playing the first legal move")
         return self._searcher
+
+    def _new_searcher(self, searcher_class):
+        """A searcher with the table the Hash option asks for, or, when that much memory
+        cannot be had, with the default size (said, and the option set back to it)."""
+        mb = self.options["Hash"]
+        try:
+            return searcher_class(hash_mb=mb)
+        except MemoryError:
+            option = self.options.find("Hash")
+            self.out.info(f"Hash {mb} MB could not be allocated (the table is {option.default} "
+                          f"MB)")
+            self.options.store(option, option.default)
+            return searcher_class(hash_mb=option.default)
 
     def resize_hash(self, mb: int) -> None:
         """Option hook: a new table size (refused when larger than the machine's memory).
@@ -286,16 +296,15 @@ class Session:
     def _resize_hash(self, mb: int) -> None:
         if self._searcher is None:
             return                    # the searcher will be created at the size of the option
-        if mb == self._hash_mb:
+        current = self._searcher.hash_mb
+        if mb == current:
             return
         try:
             self._searcher.resize_hash(mb, background=True)
-            self._hash_mb = mb
         except MemoryError:
-            self.out.info(f"Hash {mb} MB could not be allocated (the table stays {self._hash_mb} MB); "
+            self.out.info(f"Hash {mb} MB could not be allocated (the table stays {current} MB); "
                           f"Hash unchanged")
-            option = self.options.find("Hash")
-            self.options.store(option, self._hash_mb)
+            self.options.store(self.options.find("Hash"), current)
 
     def clear_hash(self) -> None:
         """Option hook (and ucinewgame): empty the table and the histories, on the worker."""
