@@ -9,8 +9,8 @@ Time comes in one of two kinds, both carried by the search's StopToken, and the 
 them apart:
 
 * clock play (a soft and a hard limit): no new iteration is begun after the soft limit, which
-  is stretched while the best move keeps changing and shrunk when it has stayed the same for
-  six iterations; a forced move or a mate seen deep enough ends the search early.  The time
+  is stretched while the best move keeps changing or the score falls, and shrunk when the move
+  has stayed the same for six iterations; a forced move or a mate seen deep enough ends the search early.  The time
   saved is spent on later moves.  The hard limit is never crossed.
 * a fixed time (`go movetime`: a hard limit and no soft one): the time is used whole.  The C
   search stops itself at the deadline, and nothing between iterations looks at the clock.
@@ -346,6 +346,7 @@ class Searcher:
 
         scores = [0] * multipv
         best_history: List[int] = []
+        score_history: List[int] = []
         completed: List[SearchInfo] = []
         completed_depth = 0
         for iteration in range(1, max_depth + 1):
@@ -377,6 +378,7 @@ class Searcher:
             best_history.append(core.root_move(0)[0])
             # Stop conditions checked once per iteration
             best_score = core.root_move(0)[1]
+            score_history.append(best_score)
             if mate is not None and best_score >= MATE_BOUND and (VALUE_MATE - best_score + 1) // 2 <= mate:
                 if not infinite:
                     break
@@ -399,7 +401,7 @@ class Searcher:
                                                          proofs_tried):
                     break
                 continue
-            if self._time_is_up(token, best_history):
+            if self._time_is_up(token, best_history, score_history):
                 break
             if mate_settled and depth is None and mate is None and clock_play:
                 break  # clock play: a mate seen this deep is played without proof
@@ -475,8 +477,10 @@ class Searcher:
                 on_info(self._info(board, pv_index, depth, bound))
             delta += delta // 2 + 5
 
-    def _time_is_up(self, token: StopToken, best_history: List[int]) -> bool:
-        """Soft limit: stretched while the best move keeps changing, shrunk when it is stable."""
+    def _time_is_up(self, token: StopToken, best_history: List[int],
+                    score_history: List[int]) -> bool:
+        """Soft limit: stretched while the best move keeps changing or the score falls, shrunk
+        when the best move is stable."""
         soft = token.soft_limit
         if soft is None:
             return False
@@ -484,7 +488,20 @@ class Searcher:
         factor = 1.0 + 0.4 * changes
         if len(best_history) >= 6 and all(m == best_history[-1] for m in best_history[-6:]):
             factor *= 0.6
+        factor *= self._falling_score_factor(score_history)
         return time.monotonic() * 1000.0 - soft[0] >= soft[1] * factor
+
+    @staticmethod
+    def _falling_score_factor(scores: List[int]) -> float:
+        """More time when the score has dropped below the iterations before it (the position
+        is less clear than it looked): 1 + FALL/200 for a drop of FALL centipawns below the
+        mean of the three earlier iterations, at most 1.5; 1 when it has not fallen, and for
+        mate scores."""
+        if len(scores) < 4 or any(abs(v) >= MATE_BOUND for v in scores[-4:]):
+            return 1.0
+        before = sum(scores[-4:-1]) / 3.0
+        fall = before - scores[-1]
+        return 1.0 + min(max(fall, 0.0), 100.0) / 200.0
 
     def _info(self, board: Board, index: int, depth: int, bound: Optional[str],
               extra_nodes: int = 0) -> SearchInfo:

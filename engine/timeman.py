@@ -4,6 +4,8 @@ Clock play (wtime/btime) gives two limits, both in milliseconds from the start o
 
 * soft: do not start a new iteration after it.  The searcher stretches it when the best
   move keeps changing or the score drops, and shrinks it when the best move is stable.
+  The time is spread over the moves expected to come, fewer as the game goes on (or the
+  moves to the next control), so that a game of ordinary length uses nearly all its clock.
 * hard: never search past it.  It stays below the time left minus the Move Overhead, so a
   GUI that is slow to read our `bestmove` still finds time on our clock.
 
@@ -17,18 +19,33 @@ from __future__ import annotations
 
 from typing import Any, Dict, NamedTuple, Optional, Tuple
 
-__all__ = ["TimeLimits", "clock_limits", "movetime_limit", "DEFAULT_HORIZON", "MAX_HORIZON",
+__all__ = ["TimeLimits", "clock_limits", "movetime_limit", "expected_moves", "MAX_HORIZON",
            "MOVETIME_MARGIN_MS"]
 
-# Moves we plan for when the GUI does not say how many remain before the next control.
-DEFAULT_HORIZON = 40
+# Moves still to come when the GUI does not say (no movestogo): EXPECTED_MOVES_START at the
+# first move, EXPECTED_MOVES_DROP fewer per move played, never fewer than EXPECTED_MOVES_MIN
+# (EXPECTED_MOVES_MIN_SUDDEN_DEATH without an increment: then nothing refills the clock, so a
+# long game must not be given up on).  Spreading the time over fewer moves as the game goes on
+# is what uses the clock: a fixed horizon of 40 moves saves a share of what is left at every
+# move and ends a 60-move game at 10+0.1 with a quarter of the time unused.
+EXPECTED_MOVES_START = 48
+EXPECTED_MOVES_DROP = 0.55
+EXPECTED_MOVES_MIN = 16
+EXPECTED_MOVES_MIN_SUDDEN_DEATH = 36
+# With movestogo, the moves to the control plus this many: the last move before a control
+# still leaves something for the way out.
+MOVES_TO_GO_MARGIN = 1
 MAX_HORIZON = 50
-# The soft limit is this share of the even split: the last iteration, begun before the soft
-# limit, usually runs past it, so a move takes between one and HARD_RATIO soft limits.
-SOFT_SHARE = 0.6
-# The hard limit allows this many soft limits when the search is unsettled (so that even a
-# game in which every move runs into the hard limit keeps about 1% of a 40-move control)...
-HARD_RATIO = 2.5
+# Sudden death without an increment also keeps this many Move Overheads (at most half of
+# the clock) out of every allocation: once the clock is down to them each move is answered at
+# once, and the reserve pays for many more moves' worth of the way out.
+SUDDEN_DEATH_RESERVE_OVERHEADS = 20
+# The soft limit is this share of the even split (the optimum): the last iteration, begun
+# before the soft limit (stretched by the searcher when the move is unsettled), usually runs
+# past it, so a move takes about the optimum on average.
+SOFT_SHARE = 0.8
+# The hard limit allows this many optimums when the search is unsettled...
+HARD_RATIO = 3.0
 # ...but never more than this share of what is left on the clock.
 HARD_SHARE = 0.8
 # With a single legal move there is nothing to think about: answer at once.
@@ -38,25 +55,42 @@ SINGLE_REPLY_HARD_MS = 200
 MOVETIME_MARGIN_MS = 10
 
 
+def expected_moves(move_number: int, increment: int) -> float:
+    """How many more moves the game is planned for at `move_number` (1 = first move) when
+    the GUI does not say: see EXPECTED_MOVES_START."""
+    floor = EXPECTED_MOVES_MIN if increment > 0 else EXPECTED_MOVES_MIN_SUDDEN_DEATH
+    return max(float(floor), EXPECTED_MOVES_START - EXPECTED_MOVES_DROP * (max(1, move_number) - 1))
+
+
 def clock_limits(time_left: int, increment: int = 0, moves_to_go: Optional[int] = None,
-                 move_overhead: int = 30, single_reply: bool = False) -> Tuple[int, int]:
-    """(soft_ms, hard_ms) for a move with `time_left` on our clock.
+                 move_overhead: int = 30, single_reply: bool = False,
+                 move_number: int = 1) -> Tuple[int, int]:
+    """(soft_ms, hard_ms) for move `move_number` of the game with `time_left` on our clock.
 
     The time still to come (what is left, less the overhead, plus the increments of the moves
-    up to the horizon) is split evenly over the horizon: `moves_to_go`
-    when the GUI gives it, else DEFAULT_HORIZON.  Both limits are at least 1 ms, and the hard
-    limit never exceeds time_left - move_overhead unless that is below 1 ms.
+    up to the horizon) is split evenly over the horizon: `moves_to_go` (+ MOVES_TO_GO_MARGIN)
+    when the GUI gives it, else expected_moves(move_number).  That split is the optimum: the
+    soft limit is SOFT_SHARE of it, the hard limit HARD_RATIO of it and at most HARD_SHARE of
+    what is left.  Sudden death without increment keeps a reserve out of what is left
+    (SUDDEN_DEATH_RESERVE_OVERHEADS).  Both limits are at least 1 ms, and the hard limit never exceeds
+    time_left - move_overhead unless that is below 1 ms.
     """
     increment = max(0, increment)
     move_overhead = max(0, move_overhead)
     usable = time_left - move_overhead
+    sudden_death = increment == 0 and not (moves_to_go is not None and moves_to_go >= 1)
+    if sudden_death:
+        usable -= min(time_left // 2, SUDDEN_DEATH_RESERVE_OVERHEADS * move_overhead)
     if usable <= 1:
         return 1, 1
-    horizon = DEFAULT_HORIZON if not moves_to_go or moves_to_go < 1 else min(moves_to_go, MAX_HORIZON)
+    if moves_to_go is not None and moves_to_go >= 1:
+        horizon = float(min(moves_to_go, MAX_HORIZON) + MOVES_TO_GO_MARGIN)
+    else:
+        horizon = expected_moves(move_number, increment)
     pool = usable + increment * (horizon - 1)
-    soft = max(1.0, SOFT_SHARE * pool / horizon)
-    hard = min(HARD_RATIO * soft, HARD_SHARE * usable)
-    soft = min(soft, hard)
+    optimum = pool / horizon
+    hard = min(HARD_RATIO * optimum, HARD_SHARE * usable)
+    soft = min(max(1.0, SOFT_SHARE * optimum), hard)
     if single_reply:
         soft = min(soft, SINGLE_REPLY_SOFT_MS)
         hard = min(hard, SINGLE_REPLY_HARD_MS)
@@ -82,9 +116,10 @@ class TimeLimits(NamedTuple):
 
     @classmethod
     def clock(cls, time_left: int, increment: int = 0, moves_to_go: Optional[int] = None,
-              move_overhead: int = 30, single_reply: bool = False) -> "TimeLimits":
-        return cls(*clock_limits(time_left, increment, moves_to_go, move_overhead, single_reply),
-                   fixed=False)
+              move_overhead: int = 30, single_reply: bool = False,
+              move_number: int = 1) -> "TimeLimits":
+        return cls(*clock_limits(time_left, increment, moves_to_go, move_overhead, single_reply,
+                                 move_number), fixed=False)
 
     @classmethod
     def movetime(cls, movetime: int) -> "TimeLimits":

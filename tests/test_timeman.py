@@ -79,18 +79,19 @@ def test_clock_limits_stay_clock_limits_after_time_has_passed(time_left, inc, mt
     assert later.search_args() == {"soft_time": later.soft_ms, "hard_time": later.hard_ms}
 
 
-def simulate(base_ms, inc_ms, moves_per_control=None, moves=300, latency_ms=5, overhead=30):
-    """Play `moves` moves that each run into the hard limit and then lose `latency_ms` on
-    the way to the GUI (below the Move Overhead): the worst our engine can do.  Returns the
-    lowest clock reading after a move."""
+def simulate(base_ms, inc_ms, moves_per_control=None, moves=300, latency_ms=5, overhead=30,
+             share_of_hard=1.0):
+    """Play `moves` moves that each take share_of_hard of the hard limit (1.0: each runs into
+    it, the worst our engine can do) and then lose `latency_ms` on the way to the GUI (below
+    the Move Overhead).  Returns the lowest clock reading after a move."""
     clock = base_ms
     lowest = clock
     for move in range(moves):
         mtg = None
         if moves_per_control:
             mtg = moves_per_control - move % moves_per_control
-        _, hard = clock_limits(clock, inc_ms, mtg, overhead)
-        clock -= hard + latency_ms
+        _, hard = clock_limits(clock, inc_ms, mtg, overhead, move_number=move + 1)
+        clock -= hard * share_of_hard + latency_ms
         lowest = min(lowest, clock)
         assert clock > 0, f"flagged at move {move + 1}"
         clock += inc_ms
@@ -104,7 +105,30 @@ def simulate(base_ms, inc_ms, moves_per_control=None, moves=300, latency_ms=5, o
     (10000, 100, None, 300),        # 10+0.1
     (2000, 20, None, 300),          # 2+0.02, the sunfish match
     (60000, 0, 40, 200),            # 40 moves in 60 s, five controls
-    (5000, 0, None, 100),           # sudden death without increment
+    (20000, 0, 40, 200),            # 40/20, five controls
+    (1000, 0, 10, 200),             # 10 moves a second
 ])
 def test_worst_case_play_never_loses_on_time(base, inc, per_control, moves):
     assert simulate(base, inc, per_control, moves) > 0
+
+
+# Sudden death without increment: nothing refills the clock, so no allocation survives an
+# unbounded number of moves that each run into the hard limit.  What is asked: 90 such moves
+# at 5+0 and 120 at 60+0 (the reserve of Move Overheads pays for the way out of the last ones),
+# and 140 and 200 moves that each take half their hard limit (a move-by-move stretch of the
+# soft limit well beyond the searcher's average).
+@pytest.mark.parametrize("base, moves, share", [
+    (5000, 90, 1.0), (60000, 120, 1.0), (5000, 140, 0.5), (60000, 200, 0.5),
+])
+def test_sudden_death_keeps_time_for_a_long_game(base, moves, share):
+    assert simulate(base, 0, None, moves, share_of_hard=share) > 0
+
+
+def test_the_clock_is_spread_over_fewer_moves_as_the_game_goes_on():
+    # The same clock later in the game buys more thinking per move, down to the floor.
+    per_move = [clock_limits(60000, 600, None, 30, move_number=m)[0] for m in (1, 20, 40, 60, 80, 200)]
+    assert per_move == sorted(per_move)
+    assert per_move[-1] == per_move[-2]     # the floor: the game can always go on
+    # Without an increment the floor is higher (more moves kept in reserve).
+    assert clock_limits(60000, 0, None, 30, move_number=200)[0] < \
+        clock_limits(60000, 1, None, 30, move_number=200)[0]

@@ -557,7 +557,7 @@ class Session:
         if time_left is None:
             return None
         return TimeLimits.clock(time_left, increment, go.movestogo, self.options["Move Overhead"],
-                                single_reply=root_count == 1)
+                                single_reply=root_count == 1, move_number=board.fullmove_number)
 
     def _start_search(self, go) -> None:
         board = self.board.copy()
