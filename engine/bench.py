@@ -1,7 +1,8 @@
 """`scacco bench`: a fixed set of positions searched to a fixed depth with a fresh table.
 
-The total node count is deterministic for a build: it is the bench signature that commit
-messages of functional changes quote as `Bench: N`.
+The total node count is deterministic for a build with one thread: it is the bench signature
+that commit messages of functional changes quote as `Bench: N`.  With more threads the count
+varies from run to run (the threads race for the table) and only the speed means something.
 """
 from __future__ import annotations
 
@@ -60,13 +61,14 @@ BENCH_FENS = [
 
 
 def run_bench(depth: Optional[int] = None, out: Callable[[str], None] = print,
-              hash_mb: int = 16, stop: Optional[StopToken] = None) -> int:
-    """Search every bench position in turn to `depth`, starting from a fresh table; print the Stockfish-style
-    summary and return the total node count (the bench signature)."""
+              hash_mb: int = 16, stop: Optional[StopToken] = None, threads: int = 1) -> int:
+    """Search every bench position in turn to `depth` with `threads` threads, starting from
+    a fresh table; print the Stockfish-style summary and return the total node count (the
+    bench signature, with one thread)."""
     depth = DEFAULT_DEPTH if depth is None else depth
     if not 1 <= depth <= 64:
         raise ValueError(f"bench depth must be in 1..64, not {depth}")
-    searcher = Searcher(hash_mb)
+    searcher = Searcher(hash_mb, threads=threads)
     total_nodes = 0
     start = time.perf_counter()
     for number, fen in enumerate(BENCH_FENS, 1):
@@ -80,6 +82,7 @@ def run_bench(depth: Optional[int] = None, out: Callable[[str], None] = print,
     elapsed_ms = max(1, int((time.perf_counter() - start) * 1000))
     out("")
     out("===========================")
+    out(f"Threads         : {threads}")
     out(f"Total time (ms) : {elapsed_ms}")
     out(f"Nodes searched  : {total_nodes}")
     out(f"Nodes/second    : {total_nodes * 1000 // elapsed_ms}")

@@ -137,8 +137,10 @@ def play_weakened(searcher: Searcher, board: Board, level: Level, *,
 def _choose(searcher: Searcher, board: Board, level: Level, rng: random.Random,
             stop: StopToken, on_candidates) -> SearchResult:
     """The level's move from a small MultiPV search (see the module docstring)."""
+    # One thread: the levels' node budgets were calibrated on it (and a budget shared between
+    # threads would not give the same move twice).
     result = searcher.search(board, nodes=level.nodes, depth=level.depth, multipv=level.candidates,
-                             stop=stop)
+                             stop=stop, single_thread=True)
     if result.best_move is None or not result.lines:
         return result
     wanted = min(level.candidates, len(board.legal_moves()))
@@ -146,7 +148,8 @@ def _choose(searcher: Searcher, board: Board, level: Level, rng: random.Random,
         # The node budget ran out inside the first iteration, before every candidate had a
         # score: a budget that small is meant to play from a one-ply look, so the candidates
         # get that look (a few hundred nodes at most), not a lone best move.
-        first = searcher.search(board, depth=1, multipv=level.candidates, stop=stop)
+        first = searcher.search(board, depth=1, multipv=level.candidates, stop=stop,
+                                single_thread=True)
         if len(first.lines) > len(result.lines):
             result = first
     lines = sorted(result.lines, key=lambda info: info.score, reverse=True)

@@ -25,6 +25,7 @@ waits for the clears queued before it.
 """
 from __future__ import annotations
 
+import math
 import os
 import queue
 import sys
@@ -35,15 +36,18 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence
 
-from ..ext._core import (MATE_BOUND_PY, VALUE_INFINITE_PY, VALUE_MATE_PY, MateSearch, SearchCore,
-                         StopToken)
+from ..ext._core import (MATE_BOUND_PY, MAX_SEARCH_THREADS_PY, VALUE_INFINITE_PY, VALUE_MATE_PY,
+                         MateSearch, SearchCore, StopToken)
 
 from .board import Board
 from .puzzles import MAX_MATE_MOVES, proven_mate_line
 
-__all__ = ["Searcher", "SearchInfo", "SearchResult", "StopToken", "MAX_DEPTH", "MAX_CP"]
+__all__ = ["Searcher", "SearchInfo", "SearchResult", "StopToken", "MAX_DEPTH", "MAX_CP",
+           "MAX_THREADS"]
 
 MAX_DEPTH = 120
+# Search threads a Searcher accepts (the main one and its helpers).
+MAX_THREADS = MAX_SEARCH_THREADS_PY
 VALUE_MATE = VALUE_MATE_PY
 VALUE_INFINITE = VALUE_INFINITE_PY
 MATE_BOUND = MATE_BOUND_PY
@@ -59,6 +63,12 @@ PROOF_TIME_SHARE = 0.25
 # C threads that share the clearing of a large table (engine cores, at most eight: memory
 # bandwidth, not arithmetic, is the limit).
 CLEAR_THREADS = max(1, min(os.cpu_count() or 1, 8))
+
+
+def _win_percent(cp: float) -> float:
+    """Winning chances in percent for a centipawn score (lichess's curve, as in
+    engine.accuracy; written out here so that the search imports no analysis code)."""
+    return 50.0 + 50.0 * (2.0 / (1.0 + math.exp(-0.00368208 * cp)) - 1.0)
 
 
 def score_to_cp_mate(score: int):
@@ -168,12 +178,19 @@ class Searcher:
     starts so that a stop can never be lost, or a fresh one.  The token carries the stop flag
     and the time limits and is shared by everything the search runs (C search, mate proof).
 
+    With threads > 1 a search is a Lazy SMP one: helper C threads search the same root
+    beside the main one, sharing the table (see ext/search.pxi), and the answer is voted among
+    the threads' last completed iterations.
+
     :param hash_mb: transposition table size in megabytes.
+    :param threads: search threads, 1..MAX_THREADS.
     """
 
-    def __init__(self, hash_mb: int = 16) -> None:
+    def __init__(self, hash_mb: int = 16, threads: int = 1) -> None:
         self._check_hash(hash_mb)
+        self._check_threads(threads)
         self._core = SearchCore(hash_mb)
+        self._core.set_threads(threads)
         self._clears = TableWorker("scacco-clear")        # searches wait for these
         self._releases = TableWorker("scacco-release")    # and not for these
         self._mate_solver: Optional[MateSearch] = None
@@ -183,6 +200,26 @@ class Searcher:
     def _check_hash(mb) -> None:
         if not isinstance(mb, int) or not 1 <= mb <= 65536:
             raise ValueError(f"hash size must be an integer number of MB in 1..65536, not {mb!r}")
+
+    @staticmethod
+    def _check_threads(count) -> None:
+        if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_THREADS:
+            raise ValueError(f"threads must be an integer in 1..{MAX_THREADS}, not {count!r}")
+
+    @property
+    def threads(self) -> int:
+        """Threads a search uses."""
+        return self._core.threads
+
+    def set_threads(self, count: int) -> None:
+        """Search with `count` threads from the next search on (helpers get fresh histories).
+        Not during a search.
+
+        :raises ValueError: out of range.
+        :raises MemoryError: when the helpers cannot be allocated; the thread count stays.
+        """
+        self._check_threads(count)
+        self._core.set_threads(count)
 
     def resize_hash(self, mb: int, *, background: bool = False) -> None:
         """Give the table mb MB of fresh, empty memory.  The new table is in place when this
@@ -268,9 +305,13 @@ class Searcher:
                infinite: bool = False,
                on_info: Optional[Callable[[SearchInfo], None]] = None,
                on_currmove: Optional[Callable[[int, str, int], None]] = None,
-               stop: Optional[StopToken] = None) -> SearchResult:
+               stop: Optional[StopToken] = None, single_thread: bool = False) -> SearchResult:
         """Search board (not modified) at full strength within the limits; see the module
-        docstring.  Playing levels are a layer above this (engine.levels.play).
+        docstring.  Playing levels are a layer above this (engine.levels.play).  The search
+        uses the searcher's threads, or only the main one with single_thread (the playing
+        levels).  A search with a node limit always runs on one thread: a node budget is
+        asked for so that the same search gives the same answer (analysis, tests, testers'
+        node-limited games), which threads racing for the table would not.
 
         Times are milliseconds from this call, added to the token's own limits (the tighter
         wins): soft_time and hard_time for clock play, or movetime for a fixed time that is
@@ -294,7 +335,7 @@ class Searcher:
         self.wait_for_table()
         return self._search(board, token, depth=depth, nodes=nodes, mate=mate, multipv=multipv,
                             searchmoves=searchmoves, infinite=infinite, on_info=on_info,
-                            on_currmove=on_currmove)
+                            on_currmove=on_currmove, single_thread=single_thread or nodes is not None)
 
     @property
     def mate_solver(self) -> MateSearch:
@@ -304,7 +345,7 @@ class Searcher:
         return self._mate_solver
 
     def _search(self, board: Board, token: StopToken, *, depth, nodes, mate, multipv,
-                searchmoves, infinite, on_info, on_currmove) -> SearchResult:
+                searchmoves, infinite, on_info, on_currmove, single_thread) -> SearchResult:
         core = self._core
         allowed = None
         if searchmoves:
@@ -321,12 +362,14 @@ class Searcher:
         try:
             return self._run(board, core, token, depth=depth, nodes=nodes, mate=mate,
                              multipv=multipv, searchmoves=searchmoves, infinite=infinite,
-                             on_info=on_info, forced=len(board.legal_move_codes()) == 1)
+                             on_info=on_info, forced=len(board.legal_move_codes()) == 1,
+                             parallel=not single_thread)
         finally:
+            core.stop_helpers()
             core.set_root_move_callback(None)
 
     def _run(self, board: Board, core, token: StopToken, *, depth, nodes, mate, multipv,
-             searchmoves, infinite, on_info, forced: bool) -> SearchResult:
+             searchmoves, infinite, on_info, forced: bool, parallel: bool) -> SearchResult:
         proof_nodes = 0
         if mate is not None and not infinite and multipv == 1 and not searchmoves \
                 and mate <= MAX_MATE_MOVES:
@@ -342,6 +385,8 @@ class Searcher:
             depth = 2 * mate + 4      # no mate proven within n: a search of matching depth
         max_depth = MAX_DEPTH if depth is None or infinite else max(1, min(depth, MAX_DEPTH))
         core.start(token, nodes or 0)
+        if parallel:
+            core.start_helpers(max_depth)
         proofs_tried = set()
 
         scores = [0] * multipv
@@ -408,11 +453,58 @@ class Searcher:
 
         if not completed:
             completed = [self._info(board, 0, max(completed_depth, 1), None, proof_nodes)]
+        core.stop_helpers()
         best = completed[0]
+        if multipv == 1 and core.threads > 1:
+            voted = self._vote(board, core, best, proof_nodes)
+            if voted is not best:
+                best = voted
+                completed = [voted]
+                completed_depth = max(completed_depth, voted.depth)
+                if on_info is not None:
+                    on_info(voted)
         pv = best.pv
         ponder = pv[1] if len(pv) > 1 else self._ponder_from_table(board, pv[0])
         return SearchResult(pv[0], ponder, best.score_cp, best.score_mate, pv,
                             completed_depth, core.nodes + proof_nodes, completed, best.score)
+
+    def _vote(self, board: Board, core, main: SearchInfo, proof_nodes: int) -> SearchInfo:
+        """The answer of a parallel search: every thread's last completed iteration votes for
+        its best move with weight (score - worst score + 14) * depth, and the move with the
+        most votes is played, with the line of the deepest thread that chose it (the main
+        thread's on a tie).  A mate found is never voted down: the fastest mate (or, when
+        every thread is mated, the slowest) wins outright."""
+        entries = [(main.depth, board.parse_uci(main.pv[0]), main.score, main.seldepth, None)]
+        for depth, move, score, seldepth, pv in core.thread_results():
+            if score != -VALUE_INFINITE and pv:
+                entries.append((depth, move, score, seldepth, pv))
+        if len(entries) == 1:
+            return main
+        lowest = min(e[2] for e in entries)
+        votes: dict = {}
+        for depth, move, score, _, _ in entries:
+            votes[move] = votes.get(move, 0) + (score - lowest + 14) * depth
+        chosen = 0
+        for i, (depth, move, score, _, _) in enumerate(entries[1:], 1):
+            best_depth, best_move, best_score = entries[chosen][:3]
+            if best_score >= MATE_BOUND or score >= MATE_BOUND:
+                better = score > best_score
+            elif votes[move] != votes[best_move]:
+                better = votes[move] > votes[best_move]
+            else:
+                better = move == best_move and depth > best_depth
+            if better:
+                chosen = i
+        if chosen == 0:
+            return main
+        depth, _, score, seldepth, pv_codes = entries[chosen]
+        cp, mate = score_to_cp_mate(score)
+        elapsed = max(core.elapsed_ms(), 0.001)
+        nodes = core.nodes + proof_nodes
+        return SearchInfo(depth=depth, seldepth=max(seldepth, depth), multipv=1, score_cp=cp,
+                          score_mate=mate, bound=None, nodes=nodes,
+                          nps=int(nodes * 1000 / elapsed), time_ms=int(elapsed),
+                          hashfull=core.hashfull(), pv=self._pv_text(board, pv_codes), score=score)
 
     def _mate_is_proved(self, board: Board, token: StopToken, move: int, k: int, tried: set) -> bool:
         """Does move force mate within k moves?  Asked of the exact solver once per (move, k)
@@ -494,14 +586,16 @@ class Searcher:
     @staticmethod
     def _falling_score_factor(scores: List[int]) -> float:
         """More time when the score has dropped below the iterations before it (the position
-        is less clear than it looked): 1 + FALL/200 for a drop of FALL centipawns below the
-        mean of the three earlier iterations, at most 1.5; 1 when it has not fallen, and for
-        mate scores."""
+        is less clear than it looked).  The drop is measured in winning chances (Win%, the
+        logistic curve of engine.accuracy: 30 cp matter near equality, not at +10), against the
+        mean Win% of the three iterations before: 1 + (DROP - 1) / 20 for a drop of DROP
+        points, the first point free (the odd-even wobble of the iterations), at most 1.5.
+        1 when it has not fallen, and for mate scores."""
         if len(scores) < 4 or any(abs(v) >= MATE_BOUND for v in scores[-4:]):
             return 1.0
-        before = sum(scores[-4:-1]) / 3.0
-        fall = before - scores[-1]
-        return 1.0 + min(max(fall, 0.0), 100.0) / 200.0
+        before = sum(_win_percent(v) for v in scores[-4:-1]) / 3.0
+        drop = before - _win_percent(scores[-1])
+        return 1.0 + min(max(drop - 1.0, 0.0), 10.0) / 20.0
 
     def _info(self, board: Board, index: int, depth: int, bound: Optional[str],
               extra_nodes: int = 0) -> SearchInfo:

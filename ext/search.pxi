@@ -2,6 +2,15 @@
 # null-move pruning, late move reductions, futility and SEE pruning, killers, history and
 # countermoves.  It runs entirely at C level, without the GIL; Python (engine/search.py)
 # calls search_root once per iteration (and aspiration re-search) and reads the results.
+#
+# Threads (Lazy SMP).  With Threads > 1 the main thread (the Python driver's) is joined by
+# helper threads, each with a SearchData of its own (position, stacks, histories, pawn cache)
+# and all sharing the main thread's table.  A helper runs its own iterative deepening in C
+# (helper_main) on the same root moves, skipping a depth that half the threads are already
+# searching, so that the threads spread over neighbouring depths and fill the table for each
+# other.  The main thread decides when the search ends; then the helpers are told to stop
+# (SmpState.abort, seen at their next clock check) and joined, and the driver picks the
+# answer among every thread's last completed iteration.
 
 from libc.math cimport log
 
@@ -16,6 +25,7 @@ cdef enum:
     # largest score that is not a mate; the static evaluation stays below it (EVAL_LIMIT).
     VALUE_WON = 9000
     HISTORY_MAX = 16384
+    MAX_SEARCH_THREADS = 512
 
 # Values used by move ordering, SEE and delta pruning (not by the evaluation).
 cdef int SEE_VALUE[7]
@@ -40,9 +50,14 @@ ctypedef struct RootMove:
     int pv_length
     Move pv[MAX_PLY]
 
+cdef struct SmpState:
+    int abort                         # 1: helpers end their search (set by the main thread)
+    int thread_count                  # main thread included
+    int depth_count[MAX_PLY + 1]      # how many threads have begun each iteration depth
+
 ctypedef struct SearchData:
     Position pos
-    TranspositionTable tt
+    TranspositionTable* tt            # the SearchCore's, shared by all its threads
     int history[2][64][64]            # butterfly history: colour, from, to
     int capture_history[16][64][7]    # moved piece, to, captured type
     Move killers[MAX_PLY + 4][2]
@@ -67,6 +82,16 @@ ctypedef struct SearchData:
     int check_countdown               # nodes until the next clock reading
     int check_interval                # nodes between clock readings (see check_clock)
     double last_check_ms
+    # Threads: NULL and 0 for a single-threaded search.
+    SmpState* smp
+    int thread_index                  # 0: the main thread
+    int counted_depth                 # main: the last depth counted in smp.depth_count
+    uint64_t helper_nodes             # main: the helpers' nodes at the last clock check
+    void* helpers                     # main: the SearchCore's SearchData* array (helpers)
+    int helper_count
+    int max_depth                     # helpers: the deepest iteration to search
+    int completed_depth               # helpers: the last iteration finished, and its best line
+    RootMove completed
 
 # ---------------------------------------------------------------------------------------------
 # Score helpers
@@ -235,9 +260,23 @@ cdef void check_clock(SearchData* sd) noexcept nogil:
     sd.check_countdown = sd.check_interval
     if stop_due(sd.token):
         store_int(&sd.stop, 1)
+    if sd.smp != NULL:
+        if sd.thread_index > 0:
+            if load_int(&sd.smp.abort):
+                store_int(&sd.stop, 1)
+        elif sd.node_limit:
+            sd.helper_nodes = helper_node_total(sd)
+
+cdef uint64_t helper_node_total(SearchData* sd) noexcept nogil:
+    cdef SearchData** helpers = <SearchData**>sd.helpers
+    cdef uint64_t total = 0
+    cdef int i
+    for i in range(sd.helper_count):
+        total += load_u64(&helpers[i].nodes)
+    return total
 
 cdef inline void check_limits(SearchData* sd) noexcept nogil:
-    if sd.node_limit and sd.nodes >= sd.node_limit:
+    if sd.node_limit and sd.nodes + sd.helper_nodes >= sd.node_limit:
         store_int(&sd.stop, 1)
         return
     sd.check_countdown -= 1
@@ -413,7 +452,7 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply, int qdepth) noexc
     if ply >= MAX_PLY - 2:
         return evaluate(p) if not in_check else VALUE_DRAW
 
-    tte = tt_probe(&sd.tt, p.st.key, &found)
+    tte = tt_probe(sd.tt, p.st.key, &found)
     if found:
         tt_move = tte.move
         tt_score = score_from_tt(tte.score, ply, p.st.rule50)
@@ -437,7 +476,7 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply, int qdepth) noexc
             best_score = tt_score
         if best_score >= beta:
             if not found:
-                tt_store(&sd.tt, tte, p.st.key, score_to_tt(best_score, ply), stand_pat, BOUND_LOWER, -1, MOVE_NONE)
+                tt_store(sd.tt, tte, p.st.key, score_to_tt(best_score, ply), stand_pat, BOUND_LOWER, -1, MOVE_NONE)
             return best_score
         if best_score > alpha:
             alpha = best_score
@@ -480,7 +519,7 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply, int qdepth) noexc
     if in_check and best_score == -VALUE_INFINITE:
         return mated_in(ply)
     bound = BOUND_LOWER if best_score >= beta else (BOUND_EXACT if pv_node and best_move != MOVE_NONE else BOUND_UPPER)
-    tt_store(&sd.tt, tte, p.st.key, score_to_tt(best_score, ply),
+    tt_store(sd.tt, tte, p.st.key, score_to_tt(best_score, ply),
              stand_pat if stand_pat != VALUE_NONE else VALUE_NONE, bound, 0 if qdepth == 0 else -1, best_move)
     return best_score
 
@@ -534,7 +573,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
         sd.killers[ply + 2][1] = MOVE_NONE
 
     # Step 3. Transposition table
-    tte = tt_probe(&sd.tt, p.st.key, &found)
+    tte = tt_probe(sd.tt, p.st.key, &found)
     if root:
         tt_move = sd.root_moves[sd.pv_index].move
     elif found:
@@ -562,7 +601,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                                         or (tt_score < eval and (tte.gen_bound & BOUND_UPPER))):
             eval = tt_score
         if not found:
-            tt_store(&sd.tt, tte, p.st.key, VALUE_NONE, static_eval, BOUND_NONE, -1, MOVE_NONE)
+            tt_store(sd.tt, tte, p.st.key, VALUE_NONE, static_eval, BOUND_NONE, -1, MOVE_NONE)
         if ply >= 2 and sd.static_eval[ply - 2] != VALUE_NONE:
             improving = static_eval > sd.static_eval[ply - 2]
         elif ply >= 4 and sd.static_eval[ply - 4] != VALUE_NONE:
@@ -739,6 +778,79 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
 
     if not (root and sd.pv_index > 0):
         bound = BOUND_LOWER if best_score >= beta else (BOUND_EXACT if pv_node and best_move != MOVE_NONE else BOUND_UPPER)
-        tt_store(&sd.tt, tte, p.st.key, score_to_tt(best_score, ply), static_eval if static_eval != VALUE_NONE else VALUE_NONE,
+        tt_store(sd.tt, tte, p.st.key, score_to_tt(best_score, ply), static_eval if static_eval != VALUE_NONE else VALUE_NONE,
                  bound, depth, best_move)
     return best_score
+
+# ---------------------------------------------------------------------------------------------
+# The root: one iteration (shared by the Python driver and the helper threads), sorting, and the
+# helpers' own iterative deepening.
+
+cdef int search_root_c(SearchData* sd, int depth, int alpha, int beta, int pv_index) noexcept nogil:
+    cdef int i
+    for i in range(pv_index, sd.root_count):
+        sd.root_moves[i].previous_score = sd.root_moves[i].score
+        sd.root_moves[i].score = -VALUE_INFINITE
+    sd.root_depth = depth
+    sd.pv_index = pv_index
+    if sd.smp != NULL and sd.thread_index == 0 and pv_index == 0 and depth != sd.counted_depth \
+            and depth <= MAX_PLY:
+        sd.counted_depth = depth
+        fetch_add_int(&sd.smp.depth_count[depth], 1)
+    return search(sd, alpha, beta, depth, 0, False)
+
+# Stable sort of root moves start.. by score, best first.
+cdef void sort_root_c(SearchData* sd, int start) noexcept nogil:
+    cdef int i, j
+    cdef RootMove tmp
+    for i in range(start + 1, sd.root_count):
+        j = i
+        while j > start and sd.root_moves[j - 1].score < sd.root_moves[j].score:
+            tmp = sd.root_moves[j]
+            sd.root_moves[j] = sd.root_moves[j - 1]
+            sd.root_moves[j - 1] = tmp
+            j -= 1
+
+# A helper's iteration with the driver's aspiration windows (engine/search.py).
+cdef int helper_aspiration(SearchData* sd, int depth, int previous) noexcept nogil:
+    cdef int delta = 15, alpha, beta, score
+    if depth < 5 or previous >= VALUE_MATE_IN_MAX_PLY or previous <= VALUE_MATED_IN_MAX_PLY:
+        return search_root_c(sd, depth, -VALUE_INFINITE, VALUE_INFINITE, 0)
+    alpha = max(previous - delta, -VALUE_INFINITE)
+    beta = min(previous + delta, VALUE_INFINITE)
+    while True:
+        score = search_root_c(sd, depth, alpha, beta, 0)
+        if load_int(&sd.stop):
+            return score
+        if score <= alpha:
+            beta = (alpha + beta) // 2
+            alpha = max(score - delta, -VALUE_INFINITE)
+        elif score >= beta:
+            beta = min(score + delta, VALUE_INFINITE)
+        else:
+            return score
+        sort_root_c(sd, 0)
+        delta += delta // 2 + 5
+
+# A helper thread: iterate until told to stop (or max_depth), recording each finished iteration.
+cdef void helper_main(void* arg) noexcept nogil:
+    cdef SearchData* sd = <SearchData*>arg
+    cdef SmpState* smp = sd.smp
+    cdef int depth, score, previous = 0
+    for depth in range(1, sd.max_depth + 1):
+        if load_int(&sd.stop) or load_int(&smp.abort):
+            break
+        # Leave a depth to the threads already on it when they are half of all threads
+        # (never the last one: a helper must not run out of depths before the main thread).
+        if (depth > 1 and depth < sd.max_depth and depth <= MAX_PLY
+                and 2 * load_int(&smp.depth_count[depth]) >= smp.thread_count):
+            continue
+        if depth <= MAX_PLY:
+            fetch_add_int(&smp.depth_count[depth], 1)
+        score = helper_aspiration(sd, depth, previous)
+        if load_int(&sd.stop):
+            break
+        previous = score
+        sort_root_c(sd, 0)
+        sd.completed = sd.root_moves[0]
+        sd.completed_depth = depth

@@ -2,40 +2,211 @@
 # by engine/search.py once per iteration; every call that searches releases the GIL.
 
 
+cdef SearchData* new_search_data(TranspositionTable* tt) except NULL:
+    """A SearchData (zeroed: empty histories) with its position stack and pawn cache."""
+    cdef SearchData* sd = <SearchData*>calloc(1, sizeof(SearchData))
+    if sd == NULL:
+        raise MemoryError()
+    try:
+        position_init(&sd.pos)
+    except MemoryError:
+        free(sd)
+        raise
+    sd.pos.pawn_cache = new_pawn_cache()
+    if sd.pos.pawn_cache == NULL:
+        position_free(&sd.pos)
+        free(sd)
+        raise MemoryError()
+    sd.tt = tt
+    return sd
+
+cdef void free_search_data(SearchData* sd) noexcept:
+    if sd != NULL:
+        free(sd.pos.pawn_cache)
+        position_free(&sd.pos)
+        free(sd)
+
+
 cdef class SearchCore:
-    """One searcher's C state: table, histories, pawn cache, root moves.  Nothing in it is
-    shared with another SearchCore."""
-    cdef SearchData* sd
+    """One searcher's C state: table, histories, pawn cache, root moves, and the helper
+    threads of a parallel search (each with histories, pawn cache and position of its own, all
+    sharing the table).  Nothing in it is shared with another SearchCore."""
+    cdef SearchData* sd                # the main thread's
+    cdef TranspositionTable* table
+    cdef SearchData** helpers          # helper_count of them
+    cdef int helper_count
+    cdef SmpState* smp
+    cdef thread_handle* handles        # the helper threads of the running search
+    cdef int* running                  # 1 where a helper thread was started and not joined
     cdef object _root_move_callback
     cdef StopToken _token          # the token of the current search (kept alive here)
 
     def __cinit__(self, int hash_mb=16):
-        self.sd = <SearchData*>calloc(1, sizeof(SearchData))
-        if self.sd == NULL:
+        self.table = <TranspositionTable*>calloc(1, sizeof(TranspositionTable))
+        self.smp = <SmpState*>calloc(1, sizeof(SmpState))
+        if self.table == NULL or self.smp == NULL:
             raise MemoryError()
-        position_init(&self.sd.pos)
-        self.sd.pos.pawn_cache = new_pawn_cache()
-        if self.sd.pos.pawn_cache == NULL:
-            raise MemoryError()
-        tt_resize(&self.sd.tt, hash_mb)
-        tt_start_warm_up(&self.sd.tt)
+        self.sd = new_search_data(self.table)
+        tt_resize(self.table, hash_mb)
+        tt_start_warm_up(self.table)
         self._token = StopToken()
         self.sd.token = &self._token.state
 
     def __dealloc__(self):
+        self._join_helpers()
+        self._free_helpers()
         if self.sd != NULL:
-            tt_free(&self.sd.tt)
-            free(self.sd.pos.pawn_cache)
-            position_free(&self.sd.pos)
-            free(self.sd)
+            free_search_data(self.sd)
             self.sd = NULL
+        if self.table != NULL:
+            tt_free(self.table)
+            free(self.table)
+            self.table = NULL
+        free(self.smp)
+        self.smp = NULL
+
+    # -- threads ----------------------------------------------------------------------
+
+    @property
+    def threads(self):
+        """Threads a search uses: the main one and its helpers."""
+        return self.helper_count + 1
+
+    def set_threads(self, int count):
+        """Use `count` threads (1..MAX_SEARCH_THREADS) from the next search on: helpers with
+        fresh histories are made (or freed) to match.  Not during a search.
+
+        :raises ValueError: out of range.
+        :raises MemoryError: when the helpers cannot be allocated; the old ones stay."""
+        cdef SearchData** fresh
+        cdef thread_handle* handles
+        cdef int* running
+        cdef int i, n = count - 1
+        if not 1 <= count <= MAX_SEARCH_THREADS:
+            raise ValueError(f"threads must be in 1..{MAX_SEARCH_THREADS}, not {count}")
+        if n == self.helper_count:
+            return
+        fresh = <SearchData**>calloc(n if n > 0 else 1, sizeof(SearchData*))
+        handles = <thread_handle*>calloc(n if n > 0 else 1, sizeof(thread_handle))
+        running = <int*>calloc(n if n > 0 else 1, sizeof(int))
+        if fresh == NULL or handles == NULL or running == NULL:
+            free(fresh); free(handles); free(running)
+            raise MemoryError()
+        try:
+            for i in range(n):
+                fresh[i] = new_search_data(self.table)
+                fresh[i].smp = self.smp
+                fresh[i].thread_index = i + 1
+        except MemoryError:
+            for i in range(n):
+                free_search_data(fresh[i])
+            free(fresh); free(handles); free(running)
+            raise
+        self._free_helpers()
+        self.helpers = fresh
+        self.handles = handles
+        self.running = running
+        self.helper_count = n
+        self.sd.helpers = <void*>fresh
+        self.sd.helper_count = n
+
+    cdef void _free_helpers(self) noexcept:
+        cdef int i
+        if self.helpers != NULL:
+            for i in range(self.helper_count):
+                free_search_data(self.helpers[i])
+        free(self.helpers)
+        free(self.handles)
+        free(self.running)
+        self.helpers = NULL
+        self.handles = NULL
+        self.running = NULL
+        self.helper_count = 0
+        if self.sd != NULL:
+            self.sd.helpers = NULL
+            self.sd.helper_count = 0
+
+    def start_helpers(self, int max_depth):
+        """Start the helper threads on the root set up for the main thread (after setup_root
+        and start): each searches a copy of the position with the same root moves, the same
+        token and no node limit, up to max_depth, until stop_helpers().  Returns how many
+        threads search (the main one included)."""
+        cdef SearchData* sd = self.sd
+        cdef SearchData* h
+        cdef int i, count = 1
+        if self.helper_count == 0:
+            return 1
+        self._join_helpers()
+        memset(self.smp, 0, sizeof(SmpState))
+        self.smp.thread_count = self.helper_count + 1
+        sd.smp = self.smp
+        sd.counted_depth = 0
+        sd.helper_nodes = 0
+        for i in range(self.helper_count):
+            h = self.helpers[i]
+            position_copy(&h.pos, &sd.pos)
+            memcpy(h.root_moves, sd.root_moves, sd.root_count * sizeof(RootMove))
+            h.root_count = sd.root_count
+            h.pv_index = 0
+            h.token = sd.token
+            h.nodes = 0
+            h.node_limit = 0
+            h.start_ms = sd.start_ms
+            h.check_countdown = 0
+            h.check_interval = 1
+            h.last_check_ms = sd.start_ms
+            h.seldepth = 0
+            h.stop = sd.stop
+            h.root_move_callback = NULL
+            h.max_depth = max_depth if max_depth <= MAX_PLY else MAX_PLY
+            h.completed_depth = 0
+            memset(h.killers, 0, sizeof(h.killers))
+        with nogil:
+            for i in range(self.helper_count):
+                self.running[i] = thread_start(&self.handles[i], helper_main, self.helpers[i])
+                count += self.running[i]
+        return count
+
+    def stop_helpers(self):
+        """Tell the helpers to stop and wait for them (within a clock check: well under a
+        millisecond).  Their nodes stay counted until the next start."""
+        self._join_helpers()
+
+    cdef void _join_helpers(self) noexcept:
+        cdef int i
+        if self.helper_count == 0 or self.running == NULL:
+            return
+        store_int(&self.smp.abort, 1)
+        with nogil:
+            for i in range(self.helper_count):
+                if self.running[i]:
+                    thread_join(self.handles[i])
+                    self.running[i] = 0
+        if self.sd != NULL:
+            self.sd.smp = NULL
+
+    def thread_results(self):
+        """[(depth, move code, score, seldepth, pv codes)] of each helper's last completed
+        iteration in this search (helpers that completed none are left out)."""
+        cdef SearchData* h
+        cdef int i
+        out = []
+        for i in range(self.helper_count):
+            h = self.helpers[i]
+            if h.completed_depth > 0:
+                out.append((h.completed_depth, h.completed.move, h.completed.score,
+                            h.completed.seldepth,
+                            [h.completed.pv[k] for k in range(h.completed.pv_length)]))
+        return out
+
+    # -- table ------------------------------------------------------------------------
 
     def resize_hash(self, int megabytes):
         """Give the table `megabytes` of fresh, empty memory (at once: the OS hands out zeroed
         pages).  The old memory waits for release_retired(), the new one for start_warm_up().
 
         :raises MemoryError: if it cannot be allocated; the table is then unchanged."""
-        tt_resize(&self.sd.tt, megabytes)
+        tt_resize(self.sd.tt, megabytes)
 
     def release_retired(self):
         """Return the memory of earlier tables to the OS, without the GIL (a large table that
@@ -49,7 +220,7 @@ cdef class SearchCore:
     def start_warm_up(self):
         """Have a C thread write every page of the table once, in the background, so that the
         OS supplies them all (see tt.pxi); nothing happens if one is at it or the table is warm."""
-        tt_start_warm_up(&self.sd.tt)
+        tt_start_warm_up(self.sd.tt)
 
     @property
     def hash_mb(self):
@@ -62,7 +233,7 @@ cdef class SearchCore:
         not finished; the old block is retired, for release_retired, and the new one waits for
         start_warm_up), else the number of C threads (at most `threads`) that zeroed the
         granules the search had written (stopping early if a resize retired the block)."""
-        cdef TranspositionTable* tt = &self.sd.tt
+        cdef TranspositionTable* tt = self.sd.tt
         cdef TTClearJob job
         cdef int count
         if not tt.dirty:
@@ -87,17 +258,20 @@ cdef class SearchCore:
     def clear_histories(self):
         """Forget the move-ordering statistics (histories, killers, countermoves) and the pawn
         cache, without the GIL: megabytes of memset must not stall the thread reading commands."""
-        cdef SearchData* sd = self.sd
-        with nogil:
-            memset(sd.history, 0, sizeof(sd.history))
-            memset(sd.capture_history, 0, sizeof(sd.capture_history))
-            memset(sd.killers, 0, sizeof(sd.killers))
-            memset(sd.countermoves, 0, sizeof(sd.countermoves))
-            memset(sd.continuation, 0, sizeof(sd.continuation))
-            clear_pawn_cache(<PawnEntry*>sd.pos.pawn_cache)
+        cdef SearchData* sd
+        cdef int i
+        for i in range(self.helper_count + 1):
+            sd = self.sd if i == 0 else self.helpers[i - 1]
+            with nogil:
+                memset(sd.history, 0, sizeof(sd.history))
+                memset(sd.capture_history, 0, sizeof(sd.capture_history))
+                memset(sd.killers, 0, sizeof(sd.killers))
+                memset(sd.countermoves, 0, sizeof(sd.countermoves))
+                memset(sd.continuation, 0, sizeof(sd.continuation))
+                clear_pawn_cache(<PawnEntry*>sd.pos.pawn_cache)
 
     def hashfull(self):
-        return tt_hashfull(&self.sd.tt)
+        return tt_hashfull(self.sd.tt)
 
     def set_position(self, CoreBoard board):
         """Search from a copy of board (with its game history, for repetitions)."""
@@ -111,7 +285,7 @@ cdef class SearchCore:
         cdef int scores[MAX_MOVES]
         cdef int n = generate_moves(&sd.pos, GEN_ALL, moves), i, k = 0
         cdef bint found
-        cdef TTEntry* tte = tt_probe(&sd.tt, sd.pos.st.key, &found)
+        cdef TTEntry* tte = tt_probe(sd.tt, sd.pos.st.key, &found)
         score_moves(sd, moves, scores, n, tte.move if found else MOVE_NONE, 0)
         for i in range(n):
             m = pick_move(moves, scores, n, i)
@@ -141,7 +315,12 @@ cdef class SearchCore:
         sd.last_check_ms = sd.start_ms
         sd.seldepth = 0
         sd.stop = 1 if stop_due(sd.token) else 0
-        tt_new_search(&sd.tt)
+        sd.helper_nodes = 0
+        sd.counted_depth = 0
+        for i in range(self.helper_count):
+            self.helpers[i].nodes = 0
+            self.helpers[i].completed_depth = 0
+        tt_new_search(sd.tt)
         memset(sd.killers, 0, sizeof(sd.killers))
 
     def set_root_move_callback(self, callback):
@@ -162,6 +341,16 @@ cdef class SearchCore:
 
     @property
     def nodes(self):
+        """Nodes of this search, every thread's."""
+        cdef uint64_t total = self.sd.nodes
+        cdef int i
+        for i in range(self.helper_count):
+            total += load_u64(&self.helpers[i].nodes)
+        return total
+
+    @property
+    def main_nodes(self):
+        """Nodes of the main thread alone."""
         return self.sd.nodes
 
     @property
@@ -181,27 +370,13 @@ cdef class SearchCore:
         cdef int score
         if not 0 <= pv_index < sd.root_count:
             raise ValueError("pv_index out of range")
-        for i in range(pv_index, sd.root_count):
-            sd.root_moves[i].previous_score = sd.root_moves[i].score
-            sd.root_moves[i].score = -VALUE_INFINITE
-        sd.root_depth = depth
-        sd.pv_index = pv_index
         with nogil:
-            score = search(sd, alpha, beta, depth, 0, False)
+            score = search_root_c(sd, depth, alpha, beta, pv_index)
         return score
 
     def sort_root(self, int start=0):
         """Stable sort of root moves start.. by score, best first."""
-        cdef SearchData* sd = self.sd
-        cdef int i, j
-        cdef RootMove tmp
-        for i in range(start + 1, sd.root_count):
-            j = i
-            while j > start and sd.root_moves[j - 1].score < sd.root_moves[j].score:
-                tmp = sd.root_moves[j]
-                sd.root_moves[j] = sd.root_moves[j - 1]
-                sd.root_moves[j - 1] = tmp
-                j -= 1
+        sort_root_c(self.sd, start)
 
     def root_move(self, int i):
         """(move code, score, previous score, seldepth, pv codes) of root move i."""
@@ -214,11 +389,12 @@ cdef class SearchCore:
     def probe_move(self, CoreBoard board):
         """The table's move for board's position, if it is legal there, else None."""
         cdef bint found
-        cdef TTEntry* tte = tt_probe(&self.sd.tt, board.pos.st.key, &found)
+        cdef TTEntry* tte = tt_probe(self.sd.tt, board.pos.st.key, &found)
         if found and tte.move != MOVE_NONE and is_legal_move(&board.pos, tte.move):
             return tte.move
         return None
 
+MAX_SEARCH_THREADS_PY = MAX_SEARCH_THREADS
 VALUE_MATE_PY = VALUE_MATE
 VALUE_INFINITE_PY = VALUE_INFINITE
 MATE_BOUND_PY = VALUE_MATE_IN_MAX_PLY

@@ -23,12 +23,26 @@ cdef extern from *:
     static inline void scacco_store_int(int* p, int v) { *(volatile int*)p = v; }
     static inline double scacco_load_double(double* p) { return *(volatile double*)p; }
     static inline void scacco_store_double(double* p, double v) { *(volatile double*)p = v; }
+    #include <stdint.h>
+    static inline uint64_t scacco_load_u64(uint64_t* p) { return *(volatile uint64_t*)p; }
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    static inline int scacco_fetch_add_int(int* p, int v) {
+        return (int)_InterlockedExchangeAdd((volatile long*)p, (long)v);
+    }
+    #else
+    static inline int scacco_fetch_add_int(int* p, int v) {
+        return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+    }
+    #endif
     """
     double now_ms "scacco_now_ms"() noexcept nogil
     int load_int "scacco_load_int"(int* p) noexcept nogil
     void store_int "scacco_store_int"(int* p, int v) noexcept nogil
     double load_double "scacco_load_double"(double* p) noexcept nogil
     void store_double "scacco_store_double"(double* p, double v) noexcept nogil
+    uint64_t load_u64 "scacco_load_u64"(uint64_t* p) noexcept nogil
+    int fetch_add_int "scacco_fetch_add_int"(int* p, int v) noexcept nogil
 
 # Python's monotonic clock in ms: the soft limit is read on it by the Python driver.
 cdef double python_clock_ms() except? -1:

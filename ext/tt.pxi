@@ -1,5 +1,11 @@
 # Transposition table: clusters of five 12-byte entries in one 64-byte cache line.  The index
 # comes from the high bits of the key (multiply-shift), the entry checks 32 other key bits.
+#
+# Threads.  The threads of a parallel search share one table and write it without locks.  An
+# entry's key field holds those 32 key bits XORed with its move, score, evaluation and depth
+# (tt_lock), so an entry whose fields come from two different stores (one thread writing while
+# another writes or reads) no longer matches its key and reads as a miss.  Whatever is read,
+# a table move is only ever played when it is among the legal moves generated at the node.
 # Replacement keeps deep entries of the current search and refreshes stale ones: the victim
 # in a cluster is the entry with the lowest depth minus eight times its age.
 #
@@ -316,6 +322,12 @@ cdef inline void tt_new_search(TranspositionTable* tt) noexcept nogil:
     tt.generation = <uint8_t>(tt.generation + 4)
     tt.dirty = True
 
+# The entry's data folded into 32 bits, XORed into its stored key (see Threads above); the
+# generation, which a probe refreshes, stays out of it.
+cdef inline uint32_t tt_lock(TTEntry* e) noexcept nogil:
+    return ((<uint32_t>e.move | (<uint32_t><uint16_t>e.score << 16))
+            ^ (<uint32_t><uint16_t>e.eval | (<uint32_t>e.depth8 << 16)))
+
 # The entry for key: the matching one (found = 1) or the one to replace (found = 0).
 cdef inline TTEntry* tt_probe(TranspositionTable* tt, uint64_t key, bint* found) noexcept nogil:
     cdef TTCluster* cluster = &tt.clusters[mul_hi64(key, tt.cluster_count)]
@@ -325,7 +337,7 @@ cdef inline TTEntry* tt_probe(TranspositionTable* tt, uint64_t key, bint* found)
     cdef int i, worth, best_worth = 1 << 30
     for i in range(TT_CLUSTER_SIZE):
         e = &cluster.entry[i]
-        if e.key32 == key32 and e.depth8 != 0:
+        if (e.key32 ^ tt_lock(e)) == key32 and e.depth8 != 0:
             # refresh the age so the entry survives this search
             e.gen_bound = <uint8_t>(tt.generation | (e.gen_bound & 3))
             found[0] = True
@@ -343,16 +355,17 @@ cdef inline TTEntry* tt_probe(TranspositionTable* tt, uint64_t key, bint* found)
 cdef inline void tt_store(TranspositionTable* tt, TTEntry* e, uint64_t key, int score, int eval,
                           int bound, int depth, Move move) noexcept nogil:
     cdef uint32_t key32 = <uint32_t>key
+    cdef bint same = (e.key32 ^ tt_lock(e)) == key32
     tt.written[(<size_t>(<char*>e - <char*>tt.clusters)) >> TT_GRANULE_SHIFT] = 1
-    if move != MOVE_NONE or e.key32 != key32:
+    if move != MOVE_NONE or not same:
         e.move = move
     # Keep a deeper entry of the same position unless the new one is exact.
-    if bound == BOUND_EXACT or e.key32 != key32 or depth + DEPTH_OFFSET + 4 > e.depth8:
-        e.key32 = key32
+    if bound == BOUND_EXACT or not same or depth + DEPTH_OFFSET + 4 > e.depth8:
         e.score = <int16_t>score
         e.eval = <int16_t>eval
         e.depth8 = <uint8_t>(depth + DEPTH_OFFSET)
         e.gen_bound = <uint8_t>(tt.generation | bound)
+    e.key32 = key32 ^ tt_lock(e)
 
 # Permille of the first thousand clusters' entries written in this search.
 cdef int tt_hashfull(TranspositionTable* tt) noexcept nogil:

@@ -67,3 +67,25 @@ def engine():
         process.ask("uci", "uciok")
         process.sync()
         yield process
+
+
+# SCACCO_TEST_THREADS=N runs the tests' searchers with N threads (Lazy SMP) unless a test asks
+# for a count: the search tests under the debug build with several threads look for races on
+# the shared table.  Tests whose assertions need one thread's determinism are marked
+# `single_thread` and skipped then.
+TEST_THREADS = int(os.environ.get("SCACCO_TEST_THREADS", "1") or "1")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "single_thread: needs the determinism of one search thread")
+    if TEST_THREADS > 1:
+        from scacco.engine.search import Searcher
+        Searcher.__init__.__defaults__ = (16, TEST_THREADS)
+
+
+def pytest_collection_modifyitems(config, items):
+    if TEST_THREADS > 1:
+        skip = pytest.mark.skip(reason=f"needs one search thread (SCACCO_TEST_THREADS={TEST_THREADS})")
+        for item in items:
+            if "single_thread" in item.keywords:
+                item.add_marker(skip)

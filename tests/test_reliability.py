@@ -175,6 +175,7 @@ def trace_of(fen: str, depth: int = 9):
     return result.best_move, result.nodes, trace
 
 
+@pytest.mark.single_thread
 def test_four_searches_in_threads_equal_serial_runs():
     serial = [trace_of(fen) for fen in PARALLEL_FENS]
     for _ in range(2):

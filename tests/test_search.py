@@ -429,6 +429,7 @@ def iteration_trace(searcher, fen, depth):
     return result, trace
 
 
+@pytest.mark.single_thread
 @pytest.mark.parametrize("fen", DETERMINISM_FENS)
 def test_same_search_twice_gives_the_same_tree(fen):
     fresh_result, fresh_trace = iteration_trace(Searcher(16), fen, 9)
@@ -595,6 +596,7 @@ def test_hashfull_rises_with_a_search_and_clear_empties_the_table():
     assert searcher.hashfull() == 0
 
 
+@pytest.mark.single_thread
 def test_clear_forgets_the_table():
     # After clear() a search must not find anything of the previous one: same tree as fresh.
     fen = DETERMINISM_FENS[2]
@@ -695,6 +697,7 @@ def test_hanging_queen_is_taken_at_every_depth(searcher):
     assert set(clock.bests) == {"f3h4"}
 
 
+@pytest.mark.single_thread
 def test_clock_play_stops_at_the_shrunk_soft_limit(searcher, monkeypatch):
     # A soft limit of 1000 ms, 100 ms per iteration: the best move has been the same for six
     # iterations at 600 ms, where the soft limit shrunk to 0.6 of itself says stop.
@@ -713,9 +716,34 @@ def test_clock_play_without_a_stable_move_uses_the_whole_soft_limit(searcher, mo
     monkeypatch.setattr("scacco.engine.search.time", clock)
     token = StopToken()
     token.set_limits(1000, None, origin_ms=clock.now * 1000)     # the rule on made-up histories
-    clock.now += 0.9
-    assert not searcher._time_is_up(token, [1, 2, 1, 2, 1, 2])
-    assert searcher._time_is_up(token, [7] * 6)
+    clock.now += 0.85
+    assert not searcher._time_is_up(token, [1, 2, 1, 2, 1, 2], [0] * 6)
+    assert searcher._time_is_up(token, [7] * 6, [0] * 6)
+    # The same stable move with a score just fallen by 300 cp from equality: 0.6 * 1.5 of the
+    # soft limit, 900 ms, is not yet reached.
+    assert not searcher._time_is_up(token, [7] * 6, [0, 0, 150, 150, 150, -150])
+
+
+def test_a_falling_score_buys_time():
+    import math
+    from scacco.engine.search import MATE_BOUND, Searcher
+
+    def win(cp):    # lichess's Win%, worked out here
+        return 50 + 50 * (2 / (1 + math.exp(-0.00368208 * cp)) - 1)
+
+    def expected(scores):
+        drop = sum(win(v) for v in scores[-4:-1]) / 3 - win(scores[-1])
+        return 1 + min(max(drop - 1, 0), 10) / 20
+
+    factor = Searcher._falling_score_factor
+    assert factor([10, 10, 10]) == 1.0                    # too few iterations to say
+    assert factor([10, 10, 10, 10]) == 1.0
+    assert factor([0, 0, 0, 80]) == 1.0                   # rising: no extra time
+    assert factor([967, 1053, 904, 945]) == 1.0           # a wobble far from equality
+    assert factor([30, 30, 30, -20]) == pytest.approx(expected([30, 30, 30, -20]))
+    assert 1.1 < factor([30, 30, 30, -20]) < 1.2          # 50 cp near equality: 4.6 points
+    assert factor([40, 40, 40, -500]) == 1.5              # at most half as much again
+    assert factor([0, MATE_BOUND + 5, 0, -100]) == 1.0    # mate scores are not centipawns
 
 
 def test_movetime_is_never_cut_short_by_a_soft_limit(searcher, monkeypatch):

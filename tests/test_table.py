@@ -33,6 +33,7 @@ def fresh_nodes(mb: int, fen: str, depth: int) -> int:
     return Searcher(mb).search(Board(fen), depth=depth).nodes
 
 
+@pytest.mark.single_thread
 def test_resize_is_in_place_at_once_and_the_old_table_is_given_back():
     searcher = Searcher(16)
     searcher.search(Board(KIWIPETE), depth=6)
@@ -45,6 +46,7 @@ def test_resize_is_in_place_at_once_and_the_old_table_is_given_back():
     searcher.wait_for_release()
 
 
+@pytest.mark.single_thread
 def test_a_background_clear_is_done_before_the_next_search():
     fresh = fresh_nodes(16, KIWIPETE, 8)
     searcher = Searcher(16)
@@ -54,6 +56,7 @@ def test_a_background_clear_is_done_before_the_next_search():
     assert searcher.search(Board(KIWIPETE), depth=8).nodes == fresh   # ...until it is cleared
 
 
+@pytest.mark.single_thread
 def test_clearing_a_table_in_memory_zeroes_what_the_search_wrote():
     # 256 MB: several granules' worth for each of two clearing threads.
     searcher = Searcher(256)
@@ -71,6 +74,7 @@ def test_clearing_a_table_in_memory_zeroes_what_the_search_wrote():
     assert searcher.search(Board(KIWIPETE), depth=9).nodes == fresh
 
 
+@pytest.mark.single_thread
 def test_a_clear_right_after_a_resize_still_forgets_everything():
     # The warm-up of the new table may still be running: then fresh memory replaces it.
     # Either way nothing of the searches before the clear may survive it.

@@ -60,6 +60,31 @@ def test_eval_and_bench(engine):
     assert "side to move" in lines[-1]
     lines = engine.ask("bench 2", "Nodes/second")
     assert any(line.startswith("Nodes searched  : ") for line in lines)
+    assert "Threads         : 1" in lines
+    lines = engine.ask("bench 3 2", "Nodes/second")
+    assert "Threads         : 2" in lines
+    engine.send("bench 3 513")
+    lines = engine.sync()
+    assert len(lines) == 1 and lines[0].startswith("info string ") and "513" in lines[0]
+
+
+def test_threads_search_and_stop(engine):
+    engine.send("setoption name Threads value 4")
+    engine.send("position startpos moves e2e4 c7c5")
+    lines = engine.bestmove("go depth 9")
+    board = chess.Board()
+    board.push_uci("e2e4")
+    board.push_uci("c7c5")
+    assert chess.Move.from_uci(bestmove_of(lines)) in board.legal_moves
+    infos = [line for line in lines if line.startswith("info depth")]
+    assert infos and " nodes " in infos[-1]
+    engine.send("go infinite")
+    engine.sync()
+    lines = engine.bestmove("stop")          # one stop, every thread
+    assert chess.Move.from_uci(bestmove_of(lines)) in board.legal_moves
+    engine.send("setoption name Threads value 1")
+    lines = engine.bestmove("go depth 5")
+    assert chess.Move.from_uci(bestmove_of(lines)) in board.legal_moves
 
 
 # -- position ---------------------------------------------------------------------------
@@ -235,11 +260,12 @@ def test_standard_castling_is_printed_e1g1(engine):
 def test_setoption_accepts_good_values_and_refuses_bad_ones(engine):
     for command in ("setoption name hash value 32", "setoption name Clear Hash",
                     "setoption name MOVE OVERHEAD value 50", "setoption name Ponder value true",
-                    "setoption name Threads value 1", "setoption name multipv value 2"):
+                    "setoption name Threads value 2", "setoption name Threads value 1",
+                    "setoption name multipv value 2"):
         engine.send(command)
     assert engine.sync() == []
     for command in ("setoption name Hash value 0", "setoption name Hash value lots",
-                    "setoption name Threads value 2", "setoption name Ponder value maybe",
+                    "setoption name Threads value 513", "setoption name Ponder value maybe",
                     "setoption name Nonsense value 1", "setoption name MultiPV value 257",
                     "setoption name Hash", "setoption Hash 3", "setoption name Hash value 65536"):
         engine.send(command)

@@ -130,7 +130,7 @@ def test_options_are_declared_as_the_uci_specification_says():
     lines = table.declarations()
     assert "option name Hash type spin default 16 min 1 max 65536" in lines
     assert "option name Clear Hash type button" in lines
-    assert "option name Threads type spin default 1 min 1 max 1" in lines
+    assert "option name Threads type spin default 1 min 1 max 512" in lines
     assert "option name MultiPV type spin default 1 min 1 max 256" in lines
     assert "option name Ponder type check default false" in lines
     assert "option name UCI_Chess960 type check default false" in lines
@@ -229,6 +229,9 @@ def test_level_options_match_the_levels_the_engine_plays():
     table = OptionTable(standard_options())
     elo = table.find("UCI_Elo")
     assert (elo.minimum, elo.maximum) == (levels.MIN_ELO, levels.MAX_ELO)
+    from scacco.engine.search import MAX_THREADS
+    from scacco.uci.options import MAX_THREADS as UCI_MAX_THREADS
+    assert table.find("Threads").maximum == UCI_MAX_THREADS == MAX_THREADS
     parameters = {**inspect.signature(Searcher.search).parameters,
                   **inspect.signature(levels.play).parameters}
     assert all(name in parameters for name in table.search_args())

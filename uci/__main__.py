@@ -55,10 +55,16 @@ def bench_command(argv):
                                      description="Search the built-in bench positions to a fixed depth.")
     parser.add_argument("depth", type=int, nargs="?", default=DEFAULT_DEPTH,
                         help=f"search depth (default {DEFAULT_DEPTH})")
+    parser.add_argument("threads", type=int, nargs="?", default=1,
+                        help="search threads (default 1; the node count is the signature "
+                             "with one thread only)")
     args = parser.parse_args(argv)
     if not 1 <= args.depth <= 64:
         parser.error("depth must be between 1 and 64")
-    run_bench(args.depth, out=lambda line: print(line, flush=True))
+    from ..engine.search import MAX_THREADS
+    if not 1 <= args.threads <= MAX_THREADS:
+        parser.error(f"threads must be between 1 and {MAX_THREADS}")
+    run_bench(args.depth, out=lambda line: print(line, flush=True), threads=args.threads)
     return 0
 
 

@@ -277,13 +277,35 @@ class Session:
         cannot be had, with the default size (said, and the option set back to it)."""
         mb = self.options["Hash"]
         try:
-            return searcher_class(hash_mb=mb)
+            searcher = searcher_class(hash_mb=mb)
         except MemoryError:
             option = self.options.find("Hash")
             self.out.info(f"Hash {mb} MB could not be allocated (the table is {option.default} "
                           f"MB)")
             self.options.store(option, option.default)
-            return searcher_class(hash_mb=option.default)
+            searcher = searcher_class(hash_mb=option.default)
+        self._apply_threads(searcher, self.options["Threads"])
+        return searcher
+
+    def set_threads(self, count: int) -> None:
+        """Option hook: the number of search threads, applied on the worker before the next
+        search."""
+        self.submit(Job("task"), lambda: self._set_threads(count))
+
+    def _set_threads(self, count: int) -> None:
+        if self._searcher is not None:
+            self._apply_threads(self._searcher, count)
+
+    def _apply_threads(self, searcher, count: int) -> None:
+        if searcher.threads == count:
+            return
+        try:
+            searcher.set_threads(count)
+        except MemoryError:
+            current = searcher.threads
+            self.out.info(f"Threads {count}: not enough memory for the threads' histories "
+                          f"(searching with {current}); Threads unchanged")
+            self.options.store(self.options.find("Threads"), current)
 
     def resize_hash(self, mb: int) -> None:
         """Option hook: a new table size (refused when larger than the machine's memory).
@@ -475,18 +497,25 @@ class Session:
         return False
 
     def cmd_bench(self, args: List[str], line: str) -> None:
-        depth = None
-        if args:
-            try:
+        # bench [DEPTH [THREADS]]: THREADS defaults to the Threads option.
+        from .options import MAX_THREADS
+        depth, threads = None, self.options["Threads"]
+        try:
+            if args:
                 depth = parse_int(args[0], "bench depth", 1, 64)
-            except ValueError as error:
-                self.out.info(str(error))
-                return
+            if len(args) > 1:
+                threads = parse_int(args[1], "bench threads", 1)
+                if threads > MAX_THREADS:
+                    raise ValueError(f"bench threads must be at most {MAX_THREADS}, not {threads}")
+        except ValueError as error:
+            self.out.info(str(error))
+            return
         if not self.admit("bench"):
             return
         from ..engine.bench import run_bench
         job = Job("bench")
-        self.submit(job, lambda: run_bench(depth=depth, out=self.out.line, stop=job.token))
+        self.submit(job, lambda: run_bench(depth=depth, out=self.out.line, stop=job.token,
+                                           threads=threads))
 
     def cmd_display(self, args: List[str], line: str) -> None:
         board = self.board

@@ -151,6 +151,9 @@ class OptionTable:
 # The hash limit: Searcher.resize_hash accepts 1..65536 MB; the loop also refuses a size
 # that does not fit in the machine's memory.
 MAX_HASH_MB = 65536
+# Search threads engine.search.Searcher accepts (repeated here so that `uci` imports no engine
+# code; tests/test_uci_protocol.py checks that they agree).
+MAX_THREADS = 512
 # The ratings engine.levels can play (repeated here so that `uci` imports no engine code;
 # tests/test_uci_protocol.py checks that they agree).
 MIN_ELO, MAX_ELO = 600, 2400
@@ -166,8 +169,10 @@ def standard_options() -> List[Option]:
         Option("Clear Hash", "button", while_searching=False,
                on_change=lambda session, _: session.clear_hash(),
                doc="Empty the transposition table and the move-ordering histories."),
-        Option("Threads", "spin", 1, 1, 1,
-               doc="Search threads. The search is single-threaded, so 1 is the only value."),
+        Option("Threads", "spin", 1, 1, MAX_THREADS, while_searching=False,
+               on_change=lambda session, count: session.set_threads(count),
+               doc="Search threads (Lazy SMP: all search the same position and share the "
+                   "table). Set it to the number of cores; the playing levels use one."),
         Option("MultiPV", "spin", 1, 1, 256, search_arg="multipv",
                doc="Number of best lines to search and report (`info multipv k`)."),
         Option("Ponder", "check", False,
