@@ -349,11 +349,6 @@ cdef class SearchCore:
         return total
 
     @property
-    def main_nodes(self):
-        """Nodes of the main thread alone."""
-        return self.sd.nodes
-
-    @property
     def seldepth(self):
         return self.sd.seldepth
 
