@@ -1,13 +1,15 @@
 """How quickly the UCI engine answers: startup, isready during a search, stop, movetime.
 
-    python bench/uci_latency.py [--runs N] [--engine "scacco"]
+    python bench/uci_latency.py [--runs N] [--engine "scacco"] [--threads T]
 
 Prints, over N runs, the median and the worst of:
   * startup: process start to `uciok` (GUIs give up on slow starters; the goal is < 300 ms);
   * isready: `isready` sent during a search to `readyok`;
   * stop: `stop` sent during an infinite search to `bestmove` (the goal is < 20 ms);
   * movetime: `go movetime T` to `bestmove`, minus T (the goal is < 20 ms).
-Times are wall-clock as seen from this process, so a busy machine inflates them.
+With --threads T the searches run with `setoption name Threads value T` (the stop must reach
+every thread).  Times are wall-clock as seen from this process, so a busy machine inflates
+them.
 """
 import argparse
 import os
@@ -62,6 +64,7 @@ def main():
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--engine", default=None, help="engine command (default: python -m scacco)")
     parser.add_argument("--movetime", type=int, default=200)
+    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     command = shlex.split(args.engine) if args.engine else [sys.executable, "-m", "scacco"]
 
@@ -70,6 +73,8 @@ def main():
         engine = Engine(command)
         engine.send("uci")
         startup.append((engine.wait_for("uciok") - engine.started) * 1000)
+        if args.threads != 1:
+            engine.send(f"setoption name Threads value {args.threads}")
         engine.send("isready")
         engine.wait_for("readyok")
         engine.send("position startpos moves e2e4 e7e5 g1f3 b8c6")
@@ -83,7 +88,7 @@ def main():
         movetime.append((engine.wait_for("bestmove") - sent) * 1000 - args.movetime)
         engine.close()
 
-    print(f"{args.runs} runs of {' '.join(command)}; load average {os.getloadavg()[0]:.1f} "
+    print(f"{args.runs} runs of {' '.join(command)} with {args.threads} thread(s); load average {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} cores")
     summary("startup", startup, 300)
     summary("isready", ready)

@@ -356,7 +356,11 @@ cdef inline void tt_store(TranspositionTable* tt, TTEntry* e, uint64_t key, int 
                           int bound, int depth, Move move) noexcept nogil:
     cdef uint32_t key32 = <uint32_t>key
     cdef bint same = (e.key32 ^ tt_lock(e)) == key32
-    tt.written[(<size_t>(<char*>e - <char*>tt.clusters)) >> TT_GRANULE_SHIFT] = 1
+    cdef uint8_t* written = &tt.written[(<size_t>(<char*>e - <char*>tt.clusters)) >> TT_GRANULE_SHIFT]
+    # Read before writing: the map is a few cache lines that every thread would otherwise
+    # write on every store, passing them from core to core.
+    if not written[0]:
+        written[0] = 1
     if move != MOVE_NONE or not same:
         e.move = move
     # Keep a deeper entry of the same position unless the new one is exact.
