@@ -2,12 +2,12 @@
 #
 # run_parallel(fn, arg, count) calls fn(arg, i, count) for every i in 0..count-1, index 0 on
 # the calling thread and the others on threads of their own, and returns when all have
-# returned.  Clearing a large transposition table uses it now (each thread zeroes its share);
-# the search threads of a Threads option will start the same way.  A thread that cannot be
+# returned.  Clearing a large transposition table uses it (each thread zeroes its share).  A thread that cannot be
 # created does not fail the job: its share runs on the caller.
 #
 # thread_start(&t, fn, arg) runs fn(arg) on a new thread (0 when none could be created) and
-# thread_join(t) waits for it: the background warm-up of a new table uses them.  sleep_us
+# thread_join(t) waits for it: the background warm-up of a new table and the helper threads of
+# a parallel search use them.  Every thread gets an 8 MB stack (SCACCO_THREAD_STACK).  sleep_us
 # waits a little while polling another thread's flag.
 #
 # What threads share: flags written by one thread and polled by another (load_int/store_int,
@@ -20,6 +20,10 @@ cdef extern from *:
     """
     #include <stdlib.h>
     #define SCACCO_MAX_THREADS 64
+    /* The stack of every thread started here: a search thread recurses up to MAX_PLY plies
+       with a move list in each frame (a few hundred KB), more than some systems give a new
+       thread by default (512 KB on macOS).  Reserved, not committed: pages are used as needed. */
+    #define SCACCO_THREAD_STACK (8u * 1024u * 1024u)
 
     typedef void (*scacco_thread_fn)(void* arg);
     typedef struct { scacco_thread_fn fn; void* arg; } scacco_thread_call;
@@ -49,10 +53,19 @@ cdef extern from *:
         if (call == NULL) return 0;
         call->fn = fn; call->arg = arg;
     #if defined(_WIN32)
-        *thread = (HANDLE)_beginthreadex(NULL, 0, scacco_thread_main, call, 0, NULL);
+        *thread = (HANDLE)_beginthreadex(NULL, SCACCO_THREAD_STACK, scacco_thread_main, call,
+                                         STACK_SIZE_PARAM_IS_A_RESERVATION, NULL);
         if (*thread != 0) return 1;
     #else
-        if (pthread_create(thread, NULL, scacco_thread_main, call) == 0) return 1;
+        {
+            pthread_attr_t attr;
+            int ok;
+            if (pthread_attr_init(&attr) != 0) { free(call); return 0; }
+            pthread_attr_setstacksize(&attr, SCACCO_THREAD_STACK);
+            ok = pthread_create(thread, &attr, scacco_thread_main, call) == 0;
+            pthread_attr_destroy(&attr);
+            if (ok) return 1;
+        }
     #endif
         free(call);
         return 0;

@@ -448,6 +448,10 @@ def test_info_is_reported_once_per_completed_depth(searcher):
     infos = []
     result = searcher.search(Board(), depth=7, on_info=infos.append)
     exact = [info for info in infos if info.bound is None]
+    if searcher.threads > 1 and len(exact) == 8:
+        # the line of the helper thread the vote chose, reported last (as the bestmove's)
+        assert exact[-1].depth == 7 and exact[-1].pv == result.pv
+        exact = exact[:-1]
     assert [info.depth for info in exact] == list(range(1, 8))
     assert result.depth == 7
     nodes = [info.nodes for info in exact]

@@ -36,7 +36,7 @@ def test_a_bad_thread_count_is_refused_and_changes_nothing(count):
 
 
 def test_the_thread_count_can_change_between_searches():
-    searcher = Searcher(16)
+    searcher = Searcher(16, threads=1)
     for count in (1, 4, 2, 8, 1, 3):
         searcher.set_threads(count)
         assert searcher.threads == count
@@ -47,7 +47,7 @@ def test_the_thread_count_can_change_between_searches():
 def test_one_thread_is_the_single_threaded_search():
     # Helpers made and freed again leave nothing behind: the same tree as a searcher that
     # never had any.
-    plain = Searcher(16)
+    plain = Searcher(16, threads=1)
     shrunk = Searcher(16, threads=4)
     shrunk.set_threads(1)
     for fen in BENCH_FENS[:6]:
@@ -98,14 +98,14 @@ def test_node_counts_add_up_over_the_threads():
     assert result.nodes >= infos[-1].nodes      # the helpers run on until they are stopped
     nodes = [info.nodes for info in infos]
     assert nodes == sorted(nodes)
-    single = Searcher(16).search(Board(BENCH_FENS[0]), depth=1)
+    single = Searcher(16, threads=1).search(Board(BENCH_FENS[0]), depth=1)
     assert result.nodes > single.nodes
 
 
 def test_a_node_limit_gives_the_single_threaded_answer():
     # A node budget asks for a repeatable answer: it is searched on one thread.
     fen = BENCH_FENS[6]
-    single = Searcher(16).search(Board(fen), nodes=30000)
+    single = Searcher(16, threads=1).search(Board(fen), nodes=30000)
     parallel = Searcher(16, threads=4).search(Board(fen), nodes=30000)
     assert (single.best_move, single.nodes, single.score) == (parallel.best_move, parallel.nodes,
                                                                parallel.score)
