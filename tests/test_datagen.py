@@ -315,3 +315,16 @@ def test_the_fifty_move_rule_ends_a_game_as_python_chess_says():
     final = check_records(game)[-1]
     assert game.termination == "fifty moves" and len(game.moves) == 1
     check_outcome(game, final)
+
+
+def test_ray_gives_the_file_of_one_run(whole, tmp_path, openings):
+    import os
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"        # nothing leaves the machine
+    ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'scacco[ray]')")
+    ray.init(num_cpus=2, include_dashboard=False, address="local", _node_ip_address="127.0.0.1")
+    try:
+        path = tmp_path / "ray.bin"
+        make(path, 8, openings, ray_address="local")
+    finally:
+        ray.shutdown()
+    assert path.read_bytes() == whole.read_bytes()
