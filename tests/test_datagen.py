@@ -328,3 +328,29 @@ def test_ray_gives_the_file_of_one_run(whole, tmp_path, openings):
     finally:
         ray.shutdown()
     assert path.read_bytes() == whole.read_bytes()
+
+
+def test_a_killed_run_resumes_to_the_file_of_one_run(tmp_path, openings):
+    import signal
+    import time
+    games = 300
+    path = tmp_path / "killed.bin"
+    command = [sys.executable, "-m", "scacco", "datagen", "--out", str(path), "--games", str(games),
+               "--nodes", str(NODES), "--seed", "11", "--random-plies", "6",
+               "--chess960-share", "0.2", "--openings", str(openings), "--jobs", "1"]
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            if path.exists() and path.stat().st_size > HEADER_BYTES + 200 * RECORD_BYTES:
+                break
+            time.sleep(0.01)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    summary, _ = make(path, games, openings)
+    assert summary["games"] > 0          # the kill came before the end
+    reference = tmp_path / "reference.bin"
+    make(reference, games, openings)
+    assert path.read_bytes() == reference.read_bytes()
