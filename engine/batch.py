@@ -5,7 +5,7 @@ The function must be importable at module level (the spawn start method and Ray 
 by name) and its arguments and result picklable.  At most `window` items are in flight, so a
 long input streams in constant memory.  An exception raised by the function for one item is
 returned in that item's place (the caller reports it and goes on); it never stops the batch.
-Analysis uses it today; puzzle finding and data generation are meant to share it.
+Analysis and training data generation use it; puzzle finding is meant to share it.
 """
 from __future__ import annotations
 

@@ -14,6 +14,10 @@ MATE_BOUND_PY: int
 MAX_SEARCH_THREADS_PY: int
 MAX_MATE_MOVES_PY: int
 TUNING_BUILD: bool
+RECORD_BYTES_PY: int
+MAX_GAME_PLIES_PY: int
+GAME_ENDS_PY: Tuple[str, ...]
+ADJUDICATION_PY: Dict[str, int]
 
 def square_name(sq: int) -> str: ...
 def parse_square(text: str) -> int: ...
@@ -127,6 +131,13 @@ class MateSearch:
     def push(self, move: int) -> None: ...
     def pop(self) -> None: ...
     def legal_move_codes(self) -> List[int]: ...
+
+class SelfPlay:
+    """Self-play games for training data, each a C loop without the GIL."""
+
+    def __init__(self, hash_mb: int = ...) -> None: ...
+    def play(self, start: CoreBoard, nodes: int, game_index: int = ...,
+             start_ply: int = ...) -> Tuple[bytes, int, int, List[int], int]: ...
 
 class EvalBatch:
     """Positions copied into C arrays, evaluated in one loop (tuning)."""

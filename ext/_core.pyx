@@ -15,6 +15,7 @@
 #   board_api.pxi  the Python-facing CoreBoard (FEN, UCI moves) used by engine.Board
 #   evaluate_api.pxi  Python-facing evaluation helpers (tests, UCI eval, benchmarks)
 #   search_api.pxi the Python-facing SearchCore driven by engine/search.py
+#   datagen.pxi    self-play games for training data (SelfPlay), on a SearchCore's search
 
 include "types.pxi"
 include "stop.pxi"
@@ -29,6 +30,7 @@ include "mate.pxi"
 include "board_api.pxi"
 include "evaluate_api.pxi"
 include "search_api.pxi"
+include "datagen.pxi"
 
 init_bitboards()
 init_zobrist()

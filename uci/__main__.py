@@ -138,12 +138,70 @@ def analyse_command(argv):
                         jobs=args.jobs or default_jobs(), ray_address=args.ray)
 
 
+def default_openings():
+    """The shared openings: $SCACCO_SHARED/data, else ../shared/data beside the working folder."""
+    shared = os.environ.get("SCACCO_SHARED") or os.path.join("..", "shared")
+    return os.path.join(shared, "data", "chessathome_openings.fen")
+
+
+def datagen_command(argv):
+    import argparse
+
+    from ..engine.batch import default_jobs
+    from ..engine.datagen import (DEFAULT_CHESS960_SHARE, DEFAULT_NODES, DEFAULT_RANDOM_PLIES,
+                                  DatagenError, generate)
+
+    parser = argparse.ArgumentParser(
+        prog="scacco datagen",
+        description="Self-play training positions for the neural evaluation: quiet positions "
+                    "with the search score and the game result, appended to a binary file "
+                    "(layout in engine/datagen.py).  Started again with the same arguments, "
+                    "it goes on where it stopped.  Progress on stderr.")
+    parser.add_argument("--out", required=True, metavar="FILE", help="the data file (created, or resumed)")
+    parser.add_argument("--games", type=int, required=True, metavar="N", help="the file is to hold games 0..N-1")
+    parser.add_argument("--nodes", type=int, default=DEFAULT_NODES, metavar="N",
+                        help=f"nodes per move (default {DEFAULT_NODES})")
+    parser.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the starts and random plies (default 0)")
+    parser.add_argument("--random-plies", type=int, default=DEFAULT_RANDOM_PLIES, metavar="K",
+                        help=f"random legal moves after the opening (default {DEFAULT_RANDOM_PLIES})")
+    parser.add_argument("--chess960-share", type=float, default=DEFAULT_CHESS960_SHARE, metavar="F",
+                        help=f"share of games from a Chess960 start (default {DEFAULT_CHESS960_SHARE})")
+    parser.add_argument("--openings", metavar="FILE", default=None,
+                        help="one FEN a line (default: the shared chessathome_openings.fen)")
+    parser.add_argument("--jobs", type=int, default=None, metavar="J", help="worker processes (default: every core)")
+    parser.add_argument("--ray", metavar="ADDRESS", help="play the games on the Ray cluster at ADDRESS (needs the ray extra)")
+    args = parser.parse_args(argv)
+    if args.games < 0:
+        parser.error("--games must be at least 0")
+    if args.jobs is not None and args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    if args.ray is not None:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            parser.error("--ray needs Ray: pip install 'scacco[ray]'")
+    try:
+        summary = generate(args.out, args.games, nodes=args.nodes, seed=args.seed,
+                           random_plies=args.random_plies, chess960_share=args.chess960_share,
+                           openings=args.openings or default_openings(),
+                           jobs=args.jobs or default_jobs(), ray_address=args.ray)
+    except DatagenError as error:
+        parser.error(str(error))
+    seconds = summary["seconds"]
+    rate = summary["positions"] / seconds if seconds > 0 else 0.0
+    print(f"games played: {summary['games']}, positions written: {summary['positions']}, "
+          f"{rate:.0f} positions/s; {args.out} holds games 0..{summary['next_game'] - 1}",
+          file=sys.stderr)
+    return 0
+
+
 # name -> (function, one line for --help)
 COMMANDS = {
     "perft": (perft_command, "count the leaf nodes of the legal move tree (move generator check)"),
     "bench": (bench_command, "search the built-in bench positions; prints the node signature and speed"),
     "analyse": (analyse_command, "judge every move of PGN games as lichess does: accuracy, mistakes, annotated PGN, JSON, graph"),
     "solve": (solve_command, "print every first move that forces mate within N moves (exact proof)"),
+    "datagen": (datagen_command, "self-play training positions (score and result) for the neural evaluation, resumable"),
 }
 
 

@@ -1,0 +1,356 @@
+"""Training data generation (engine/datagen.py, ext/datagen.pxi), checked against python-chess:
+every record is the position python-chess reaches by replaying the game, quiet by
+python-chess's rules, with the result python-chess gives where the game ended by rule; a file
+made in pieces, or repaired after a kill, is byte for byte the file of one run."""
+import io
+import subprocess
+import sys
+
+import chess
+import pytest
+
+from scacco.engine.datagen import (HEADER_BYTES, RECORD_BYTES, DatagenError, Settings,
+                                   chess960_fen, decode_record, game_start, generate, load_numpy,
+                                   play_game, read_openings, read_positions, read_settings)
+from tests.conftest import shared_file
+
+NODES = 300          # small budgets keep the games fast; the rules do not depend on it
+RULE_ENDS = {"checkmate", "stalemate", "insufficient material", "fifty moves",
+             "threefold repetition"}
+
+
+@pytest.fixture(scope="module")
+def openings():
+    return shared_file("chessathome_openings.fen")
+
+
+def replay(game):
+    """python-chess boards before each ply of the game, random plies included, and the moves;
+    every move must be legal for python-chess."""
+    board = chess.Board(game.start_fen, chess960=game.chess960)
+    boards, moves = [], []
+    for uci in game.random_moves + game.moves:
+        move = chess.Move.from_uci(uci)
+        assert move in board.legal_moves, (board.fen(), uci)
+        boards.append(board.copy())
+        moves.append(move)
+        board.push(move)
+    boards.append(board.copy())
+    return boards, moves
+
+
+def check_records(game):
+    """Each record decodes to python-chess's position at its ply, is quiet, and carries the
+    game's result from the side to move's view."""
+    boards, moves = replay(game)
+    positions = [decode_record(game.records[i:i + RECORD_BYTES])
+                 for i in range(0, len(game.records), RECORD_BYTES)]
+    plies = [p.ply for p in positions]
+    assert plies == sorted(set(plies))
+    assert all(p.ply >= len(game.random_moves) for p in positions)   # self-play only
+    for p in positions:
+        reference = boards[p.ply]
+        decoded = chess.Board(p.fen)
+        assert decoded.board_fen() == reference.board_fen()
+        assert decoded.turn == reference.turn
+        assert decoded.halfmove_clock == min(reference.halfmove_clock, 255)
+        legal_ep = reference.ep_square if reference.has_legal_en_passant() else None
+        assert decoded.ep_square == legal_ep
+        assert decoded.status() == chess.STATUS_VALID or decoded.status() == chess.STATUS_BAD_CASTLING_RIGHTS
+        # quiet: not in check, the move played neither a capture nor a promotion
+        assert not reference.is_check()
+        if p.ply < len(moves):
+            move = moves[p.ply]
+            assert not reference.is_capture(move) and move.promotion is None
+        white_result = game.result if reference.turn == chess.WHITE else -game.result
+        assert p.result == white_result
+        assert p.game_index == game.index
+        assert p.chess960 == game.chess960
+        assert abs(p.score) < 10000
+    assert [p.last_of_game for p in positions] == [i == len(positions) - 1 for i in range(len(positions))]
+    return boards
+
+
+def check_outcome(game, final):
+    """A game that ended by rule ended as python-chess says; any other ended before the rules."""
+    if game.termination in RULE_ENDS:
+        outcome = final.outcome(claim_draw=True)
+        assert outcome is not None, (final.fen(), game.termination)
+        expected = 0 if outcome.winner is None else (1 if outcome.winner else -1)
+        assert game.result == expected
+        if game.termination == "checkmate":
+            assert final.is_checkmate()
+        elif game.termination == "stalemate":
+            assert final.is_stalemate()
+        elif game.termination == "insufficient material":
+            assert final.is_insufficient_material()
+        elif game.termination == "fifty moves":
+            assert final.halfmove_clock >= 100
+        else:
+            assert final.is_repetition(3)
+    else:
+        assert final.outcome() is None, (final.fen(), game.termination)
+        assert game.termination in {"adjudicated win", "adjudicated draw", "max length"}
+        if game.termination != "adjudicated win":
+            assert game.result == 0
+
+
+def test_games_from_openings_and_chess960_replay_in_python_chess(openings):
+    fens, crc = read_openings(openings)
+    settings = Settings(NODES, 7, 8, 0.3, crc)
+    kinds = set()
+    for index in range(12):
+        fen, chess960, random_seed = game_start(index, settings, fens)
+        game = play_game(index, fen, chess960, random_seed, 8, NODES)
+        final = check_records(game)[-1]
+        check_outcome(game, final)
+        kinds.add(chess960)
+        assert game.positions > 0
+    assert kinds == {True, False}
+
+
+@pytest.mark.parametrize("name", ["mate1.fen", "stalemate0.fen", "stalemate1.fen", "stalemate2.fen"])
+def test_games_from_endgames_end_as_python_chess_says(name):
+    lines = [line.strip() for line in shared_file(name).read_text().splitlines() if line.strip()]
+    for index, fen in enumerate(lines[:6]):
+        game = play_game(index, fen, False, 0, 0, NODES)
+        final = check_records(game)[-1]
+        check_outcome(game, final)
+
+
+def test_a_mate_in_one_is_played_and_not_recorded():
+    fen = "8/6p1/5pk1/7R/B7/8/8/7K w - - 0 1"
+    game = play_game(0, fen, False, 0, 0, 2000)
+    board = chess.Board(fen)
+    board.push_uci(game.moves[0])
+    assert board.is_checkmate()
+    assert game.termination == "checkmate" and game.result == 1
+    assert game.records == b""          # a mate score is no training target
+
+
+def test_a_winning_capture_is_not_recorded():
+    fen = "4k3/8/8/3q4/8/8/3Q4/4K3 w - - 0 1"       # Qxd5 wins the queen
+    game = play_game(0, fen, False, 0, 0, 2000)
+    board = chess.Board(fen)
+    assert board.is_capture(chess.Move.from_uci(game.moves[0]))
+    assert all(decode_record(game.records[i:i + RECORD_BYTES]).ply != 0
+               for i in range(0, len(game.records), RECORD_BYTES))
+    check_records(game)
+
+
+def test_bare_kings_end_at_once_as_a_draw():
+    game = play_game(0, "8/8/4k3/8/8/3K4/8/8 w - - 0 1", False, 0, 0, NODES)
+    assert chess.Board("8/8/4k3/8/8/3K4/8/8 w - - 0 1").is_insufficient_material()
+    assert (game.termination, game.result, game.moves, game.records) == ("insufficient material", 0, [], b"")
+
+
+def test_chess960_starts_are_python_chess_ones():
+    for number in range(960):
+        ours = chess.Board(chess960_fen(number), chess960=True)
+        reference = chess.Board.from_chess960_pos(number)
+        assert ours.board_fen() == reference.board_fen()
+        assert ours.castling_rights == reference.castling_rights
+    with pytest.raises(ValueError):
+        chess960_fen(960)
+
+
+def test_the_same_game_twice_is_the_same_game(openings):
+    fens, crc = read_openings(openings)
+    settings = Settings(NODES, 3, 8, 0.1, crc)
+    start = game_start(5, settings, fens)
+    assert start == game_start(5, settings, fens)
+    first = play_game(5, *start, 8, NODES)
+    second = play_game(5, *start, 8, NODES)
+    assert first == second
+
+
+def make(path, games, openings, **kwargs):
+    stream = io.StringIO()
+    options = dict(nodes=NODES, seed=11, random_plies=6, chess960_share=0.2, openings=openings)
+    options.update(kwargs)
+    summary = generate(path, games, stream=stream, **options)
+    return summary, stream.getvalue()
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory, openings):
+    """The file of one uninterrupted run of 8 games."""
+    path = tmp_path_factory.mktemp("datagen") / "whole.bin"
+    summary, text = make(path, 8, openings)
+    assert summary["games"] == 8 and "games 8/8" in text
+    return path
+
+
+def test_file_decodes_to_the_games_and_header(whole, openings):
+    data = whole.read_bytes()
+    assert (len(data) - HEADER_BYTES) % RECORD_BYTES == 0
+    positions = list(read_positions(whole))
+    assert len(positions) == (len(data) - HEADER_BYTES) // RECORD_BYTES
+    assert [p.game_index for p in positions] == sorted(p.game_index for p in positions)
+    settings = read_settings(whole)
+    assert (settings.nodes, settings.seed, settings.random_plies) == (NODES, 11, 6)
+    assert settings.openings_crc == read_openings(openings)[1]
+    fens, _ = read_openings(openings)
+    # the records of game 3 are those play_game gives for it
+    game = play_game(3, *game_start(3, settings, fens), 6, NODES)
+    mine = b"".join(data[HEADER_BYTES + i * RECORD_BYTES:HEADER_BYTES + (i + 1) * RECORD_BYTES]
+                    for i, p in enumerate(positions) if p.game_index == 3)
+    assert mine == game.records and game.records
+    for p in positions:
+        assert chess.Board(p.fen).is_valid() or chess.Board(p.fen).status() == chess.STATUS_BAD_CASTLING_RIGHTS
+
+
+def test_resume_gives_the_file_of_one_run(whole, tmp_path, openings):
+    path = tmp_path / "pieces.bin"
+    make(path, 3, openings)
+    summary, _ = make(path, 5, openings)
+    assert summary["games"] == 2
+    summary, text = make(path, 8, openings)
+    assert summary["games"] == 3
+    assert path.read_bytes() == whole.read_bytes()
+    summary, text = make(path, 8, openings)
+    assert summary["games"] == 0 and "already holds" in text
+    assert path.read_bytes() == whole.read_bytes()
+
+
+def test_two_jobs_give_the_file_of_one(whole, tmp_path, openings):
+    path = tmp_path / "jobs.bin"
+    make(path, 8, openings, jobs=2)
+    assert path.read_bytes() == whole.read_bytes()
+
+
+@pytest.mark.parametrize("cut", [1, 17, RECORD_BYTES, 3 * RECORD_BYTES, 3 * RECORD_BYTES + 5])
+def test_a_torn_end_is_repaired_on_resume(whole, tmp_path, openings, cut):
+    data = whole.read_bytes()
+    path = tmp_path / "torn.bin"
+    path.write_bytes(data[:-cut])
+    summary, text = make(path, 8, openings)
+    if cut % RECORD_BYTES:
+        assert "cut off" in text      # a torn record is never a game's last one
+    assert summary["games"] >= 1
+    assert path.read_bytes() == data
+
+
+def test_a_file_with_only_its_header_starts_from_game_zero(whole, tmp_path, openings):
+    path = tmp_path / "header.bin"
+    path.write_bytes(whole.read_bytes()[:HEADER_BYTES + 5])
+    summary, text = make(path, 8, openings)
+    assert summary["games"] == 8
+    assert path.read_bytes() == whole.read_bytes()
+
+
+def test_other_settings_are_refused(whole, tmp_path, openings):
+    path = tmp_path / "other.bin"
+    path.write_bytes(whole.read_bytes())
+    for change in ({"nodes": NODES + 1}, {"seed": 12}, {"random_plies": 5}, {"chess960_share": 0.3}):
+        with pytest.raises(DatagenError, match="other settings"):
+            make(path, 9, openings, **change)
+    assert path.read_bytes() == whole.read_bytes()
+
+
+def test_bad_arguments_are_clear_errors(tmp_path, openings):
+    with pytest.raises(DatagenError, match="games"):
+        make(tmp_path / "a.bin", -1, openings)
+    with pytest.raises(DatagenError, match="cannot read the openings file"):
+        make(tmp_path / "a.bin", 1, tmp_path / "missing.fen")
+    bad = tmp_path / "bad.fen"
+    bad.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\nnot a fen\n")
+    with pytest.raises(DatagenError, match="line 2"):
+        make(tmp_path / "a.bin", 1, bad)
+    with pytest.raises(DatagenError, match="does not exist"):
+        make(tmp_path / "no" / "such" / "a.bin", 1, openings)
+    with pytest.raises(DatagenError, match="directory"):
+        make(tmp_path, 1, openings)
+    stranger = tmp_path / "stranger.bin"
+    stranger.write_bytes(b"not training data at all, but long enough for a header")
+    with pytest.raises(DatagenError, match="not a Scacco training data file"):
+        make(stranger, 1, openings)
+    assert stranger.read_bytes().startswith(b"not training data")
+    for bad_option in ({"nodes": 0}, {"random_plies": -1}, {"chess960_share": 1.5}, {"jobs": 0}):
+        with pytest.raises(DatagenError):
+            make(tmp_path / "b.bin", 1, openings, **bad_option)
+    assert not (tmp_path / "a.bin").exists() and not (tmp_path / "b.bin").exists()
+
+
+def test_command_line_errors(tmp_path, openings):
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "scacco", "datagen", *args], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+    result = run("--out", "x.bin", "--games", "-3")
+    assert result.returncode == 2 and "--games must be at least 0" in result.stderr
+    result = run("--out", "x.bin", "--games", "1", "--openings", "missing.fen")
+    assert result.returncode == 2 and "cannot read the openings file" in result.stderr
+    result = run("--out", "x.bin", "--games", "2", "--nodes", "200", "--openings", str(openings),
+                 "--jobs", "1")
+    assert result.returncode == 0, result.stderr
+    assert "games 2/2" in result.stderr
+    assert read_settings(tmp_path / "x.bin").nodes == 200
+
+
+def test_decode_rejects_what_is_no_record():
+    with pytest.raises(ValueError, match="36"):
+        decode_record(bytes(35))
+    bad_piece = bytearray(RECORD_BYTES)
+    bad_piece[0] = 1                  # a piece on a1 ...
+    bad_piece[8] = 7                  # ... with code 7, which is no piece
+    with pytest.raises(ValueError, match="piece code"):
+        decode_record(bytes(bad_piece))
+
+
+def test_numpy_view_matches_the_decoder(whole):
+    pytest.importorskip("numpy")
+    array = load_numpy(whole)
+    positions = list(read_positions(whole))
+    assert len(array) == len(positions)
+    assert list(array["score"]) == [p.score for p in positions]
+    assert list(array["result"]) == [p.result for p in positions]
+    assert list(array["game"]) == [p.game_index for p in positions]
+    assert [bin(int(o)).count("1") for o in array["occupancy"]] == \
+        [sum(c.isalpha() for c in p.fen.split()[0]) for p in positions]
+
+
+def test_the_fifty_move_rule_ends_a_game_as_python_chess_says():
+    fen = "8/8/4k3/8/8/3K4/8/7R w - - 99 80"       # any rook or king move completes fifty moves
+    game = play_game(0, fen, False, 0, 0, NODES)
+    final = check_records(game)[-1]
+    assert game.termination == "fifty moves" and len(game.moves) == 1
+    check_outcome(game, final)
+
+
+def test_ray_gives_the_file_of_one_run(whole, tmp_path, openings):
+    import os
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"        # nothing leaves the machine
+    ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'scacco[ray]')")
+    ray.init(num_cpus=2, include_dashboard=False, address="local", _node_ip_address="127.0.0.1")
+    try:
+        path = tmp_path / "ray.bin"
+        make(path, 8, openings, ray_address="local")
+    finally:
+        ray.shutdown()
+    assert path.read_bytes() == whole.read_bytes()
+
+
+def test_a_killed_run_resumes_to_the_file_of_one_run(tmp_path, openings):
+    import signal
+    import time
+    games = 300
+    path = tmp_path / "killed.bin"
+    command = [sys.executable, "-m", "scacco", "datagen", "--out", str(path), "--games", str(games),
+               "--nodes", str(NODES), "--seed", "11", "--random-plies", "6",
+               "--chess960-share", "0.2", "--openings", str(openings), "--jobs", "1"]
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            if path.exists() and path.stat().st_size > HEADER_BYTES + 200 * RECORD_BYTES:
+                break
+            time.sleep(0.01)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    summary, _ = make(path, games, openings)
+    assert summary["games"] > 0          # the kill came before the end
+    reference = tmp_path / "reference.bin"
+    make(reference, games, openings)
+    assert path.read_bytes() == reference.read_bytes()
