@@ -2,19 +2,21 @@
 
 1. Games: Scacco at UCI_LimitStrength / UCI_Elo --elo (default 900) against full-strength
    Scacco at --strong-nodes per move, colours alternating, from the first positions of the
-   shared openings file; written to --games (kept: running again reuses the file).
+   shared openings file; written to --games (kept: running again reuses the file, and a
+   larger --count appends the games missing).
 2. Ours: every game analysed at the given budget (default: the analysis default).
 3. Reference: every position evaluated by Stockfish at --sf-depth (default 20, one thread),
-   or with --reference scacco by Scacco at --factor (default 20) times our nodes; the same
-   lichess rules (engine/accuracy.py judge) turn the reference evaluations into judgements.
-   Stockfish's centipawns are already on the normalised scale; Scacco's are scaled.
+   or with --reference scacco by Scacco at --factor (default 20) times our nodes (one table
+   through the game, as the analysis); the same lichess rules (engine/accuracy.py judge)
+   turn the reference evaluations into judgements.  Stockfish's centipawns are already on
+   the normalised scale; Scacco's are cached raw and scaled by CP_SCALE when read.
 4. Precision (our blunders that the reference calls blunders) and recall (the reference's
    blunders that we call blunders), also for "mistake or worse".
 
     python bench/analysis_quality.py --games /tmp/scacco-quality.pgn --count 10
 
-Progress on stderr; the reference evaluations are cached in --games + ".ref.jsonl", one
-line per game, so an interrupted run resumes.
+Progress on stderr; the reference evaluations are cached in --games + ".stockfish-d20.jsonl"
+(or ".scacco-NODES.jsonl"), one line per game, so an interrupted run resumes.
 """
 import argparse
 import io
@@ -38,10 +40,16 @@ from tests.shared import shared_dir  # noqa: E402
 MAX_PLIES = 200
 
 
-def play_games(path: Path, count: int, elo: int, strong_nodes: int) -> None:
-    fens = [line.strip() for _, line in zip(range(count), open(shared_dir() / "data" / "chessathome_openings.fen"))]
-    with open(path, "w") as handle:
-        for index, fen in enumerate(fens):
+def play_games(path: Path, count: int, elo: int, strong_nodes: int, first: int = 0) -> None:
+    """count games from the openings first, first + 1, ...: the weak level plays White in
+    the even ones; game i's level draws its noise from random.Random(i), so the games are
+    the same on every run.  Games already in the file are kept and the missing ones appended
+    (a file of 10 games grows to 20 with --count 20)."""
+    done = sum(1 for _ in read_games(str(path))) if path.exists() else 0
+    with open(shared_dir() / "data" / "chessathome_openings.fen") as openings:
+        fens = [line.strip() for line in openings][first + done:first + count]
+    with open(path, "a") as handle:
+        for index, fen in enumerate(fens, first + done):
             weak_white = index % 2 == 0
             board = Board(fen)
             weak, strong = Searcher(16), Searcher(16)
@@ -61,7 +69,7 @@ def play_games(path: Path, count: int, elo: int, strong_nodes: int) -> None:
             game.result = outcome.result() if outcome else "*"
             game.headers["Result"] = game.result
             write_game(game, handle)
-            print(f"game {index + 1}/{count}: {len(game.moves)} plies, {game.result}",
+            print(f"game {index + 1 - first}/{count}: {len(game.moves)} plies, {game.result}",
                   file=sys.stderr, flush=True)
 
 
@@ -95,15 +103,31 @@ def stockfish_evals(game: Game, depth: int):
 
 
 def scacco_evals(game: Game, nodes: int):
+    """Scacco's evaluation of every position as the analysis makes it (one table through the
+    game) at `nodes`, White's view; centipawns raw (not yet times CP_SCALE, see
+    normalised()), so the cache outlives a change of the scale."""
     searcher = Searcher(64)
     board = game.board()
     out = []
     for index in range(len(game.moves) + 1):
-        evaluation, best, _, _ = evaluate_position(searcher, board, Budget(nodes=nodes))
-        out.append(({k: v for k, v in evaluation.__dict__.items() if v is not None}, best))
+        if not board.has_legal_moves():
+            evaluation, best = evaluate_position(searcher, board, Budget(nodes=nodes))[:2]
+            out.append(({k: v for k, v in evaluation.__dict__.items() if v is not None}, best))
+        else:
+            result = searcher.search(board, nodes=nodes)
+            sign = 1 if board.turn else -1
+            score = ({"mate": sign * result.score_mate} if result.score_mate is not None
+                     else {"cp_raw": sign * result.score_cp})
+            out.append((score, result.best_move))
         if index < len(game.moves):
             board.push_uci(game.moves[index].uci)
     return out
+
+
+def normalised(evals):
+    """Evaluations with Scacco's raw centipawns ("cp_raw") put on the analysis' scale."""
+    return [({"cp": round(e["cp_raw"] * acc.CP_SCALE)} if "cp_raw" in e else e, best)
+            for e, best in evals]
 
 
 def judgements(game: Game, evals):
@@ -121,11 +145,33 @@ def judgements(game: Game, evals):
     return out
 
 
-def scores(ours, reference, classes):
+def scores(ours, reference, classes, near=None):
+    """(agreed, ours, reference) counts of the moves judged in `classes`; with `near`, a
+    move counts as agreed when the other side judges it in `near` (a wider set)."""
     mine = {k for k, v in ours.items() if v in classes}
     theirs = {k for k, v in reference.items() if v in classes}
-    both = mine & theirs
-    return len(both), len(mine), len(theirs)
+    if near is None:
+        return len(mine & theirs), len(mine), len(theirs)
+    return (sum(1 for k in mine if reference.get(k) in near),
+            sum(1 for k in theirs if ours.get(k) in near))
+
+
+def drop(before: Eval, after: Eval, white: bool) -> float:
+    """The mover's drop in winning chances (a mate counted as the ceiling), for the report."""
+    change = acc.winning_chances(before.as_cp()) - acc.winning_chances(after.as_cp())
+    return change if white else -change
+
+
+def disagreement(game: Game, ply: int, analysis, reference_evals, ours, reference) -> str:
+    """One line on a move that one side calls a blunder and the other does not."""
+    move = analysis.moves[ply]
+    weak = game.headers["White" if move.white else "Black"].startswith("Scacco ")
+    before, after = Eval(**reference_evals[ply][0]), Eval(**reference_evals[ply + 1][0])
+    return (f"  game {game.headers.get('Round')} ply {ply} {move.label().replace('??', '')} "
+            f"({'weak' if weak else 'strong'} side): ours {ours.get(ply) or '-'} "
+            f"{move.before.short()} -> {move.after.short()} (drop {drop(move.before, move.after, move.white):.2f}), "
+            f"reference {reference.get(ply) or '-'} {before.short()} -> {after.short()} "
+            f"(drop {drop(before, after, move.white):.2f})")
 
 
 def main() -> int:
@@ -140,16 +186,19 @@ def main() -> int:
     parser.add_argument("--factor", type=int, default=20)
     args = parser.parse_args()
     path = Path(args.games)
-    if not path.exists():
-        play_games(path, args.count, args.elo, args.strong_nodes)
-    cache_path = Path(str(path) + f".{args.reference}.jsonl")
+    play_games(path, args.count, args.elo, args.strong_nodes)
+    reference_key = (f"stockfish-d{args.sf_depth}" if args.reference == "stockfish"
+                     else f"scacco-{args.nodes * args.factor}")
+    cache_path = Path(str(path) + f".{reference_key}.jsonl")
     cache = {}
     if cache_path.exists():
         for line in open(cache_path):
             record = json.loads(line)
             cache[record["round"]] = record["evals"]
-    games = list(read_games(str(path)))
+    games = list(read_games(str(path)))[:args.count]
     totals = {"blunder": [0, 0, 0], "mistake+": [0, 0, 0]}
+    near = [0, 0]     # our blunders the reference calls a mistake or worse, and the other way
+    lines = []
     start = time.monotonic()
     for number, game in enumerate(games, 1):
         analysis = analyse_game(game, Budget(nodes=args.nodes), number=number)
@@ -161,16 +210,21 @@ def main() -> int:
             cache[key] = evals
             with open(cache_path, "a") as handle:
                 handle.write(json.dumps({"round": key, "evals": evals}) + "\n")
-        reference = judgements(game, cache[key])
+        reference_evals = normalised(cache[key])
+        reference = judgements(game, reference_evals)
         for name, classes in (("blunder", {acc.BLUNDER}), ("mistake+", {acc.BLUNDER, acc.MISTAKE})):
             counts = scores(ours, reference, classes)
             totals[name] = [t + c for t, c in zip(totals[name], counts)]
+        near = [t + c for t, c in zip(near, scores(ours, reference, {acc.BLUNDER},
+                                                   near={acc.BLUNDER, acc.MISTAKE}))]
         missed = sorted(k for k, v in reference.items() if v == acc.BLUNDER and ours.get(k) != acc.BLUNDER)
         extra = sorted(k for k, v in ours.items() if v == acc.BLUNDER and reference.get(k) != acc.BLUNDER)
         print(f"game {number}/{len(games)}: {len(game.moves)} plies, blunders ours "
               f"{sum(1 for v in ours.values() if v == acc.BLUNDER)}, reference "
               f"{sum(1 for v in reference.values() if v == acc.BLUNDER)}, missed plies {missed}, "
               f"extra plies {extra} ({time.monotonic() - start:.0f} s)", file=sys.stderr, flush=True)
+        lines += [disagreement(game, ply, analysis, reference_evals, ours, reference)
+                  for ply in sorted(set(missed) | set(extra))]
     ref_name = (f"Stockfish depth {args.sf_depth}" if args.reference == "stockfish"
                 else f"Scacco {args.factor}x nodes")
     print(f"{len(games)} games, ours {args.nodes} nodes per position, reference {ref_name}")
@@ -179,6 +233,11 @@ def main() -> int:
         recall = both / theirs if theirs else float("nan")
         print(f"{name:9} ours {mine:3}  reference {theirs:3}  agreed {both:3}  "
               f"precision {precision:.1%}  recall {recall:.1%}")
+    mine, theirs = totals["blunder"][1:]
+    print(f"our blunders the reference calls a mistake or worse: {near[0]}/{mine}; the reference's "
+          f"blunders we call a mistake or worse: {near[1]}/{theirs}")
+    print("blunders judged differently (evaluations White's view, drops in the mover's winning chances):")
+    print("\n".join(lines) if lines else "  none")
     return 0
 
 
