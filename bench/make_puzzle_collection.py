@@ -6,7 +6,8 @@
 
 `play` plays game after game between two playing levels (engine.levels.play, each level at
 its own node budget), a weak one against a stronger one (ratings drawn from the named levels,
-at least 300 apart, or a careless player below 600 against a named level: see CARELESS),
+at least 300 apart, or a careless player below 600 against a named level or itself: see
+CARELESS),
 and appends each game to bench/collection/games.pgn as soon as it is over.  Game i depends
 only on (seed, i), so the run is reproducible, and it resumes after the last complete game.
 
@@ -50,17 +51,24 @@ MIN_GAP = 300
 # material.  It is named by its elo field, CARELESS_ELO, in the PGN.
 CARELESS_ELO = 400
 CARELESS = Level(elo=CARELESS_ELO, nodes=60, depth=1, candidates=10, margin=700, temperature=300.0)
-CARELESS_SHARE = 0.6
+# The share of games: careless against a named level, careless against careless (the rest:
+# two named levels).  Games between equals hold more blunders at equal material, where
+# tactics are puzzles; the weak-against-strong games are the finder's quality test.
+CARELESS_SHARE = 0.5
+CARELESS_PAIR_SHARE = 0.25
 
 
 def pairing(rng: random.Random):
-    """(white elo, black elo): with probability CARELESS_SHARE the careless player against a
-    named level, else two named levels at least MIN_GAP apart; colours at random."""
+    """(white elo, black elo): the careless player against a named level, or against itself,
+    or two named levels at least MIN_GAP apart (see the shares above); colours at random."""
     elos = sorted(NAMED_LEVELS.values())
-    if rng.random() < CARELESS_SHARE:
+    draw = rng.random()
+    if draw < CARELESS_SHARE:
         pair = [CARELESS_ELO, rng.choice(elos)]
         rng.shuffle(pair)
         return tuple(pair)
+    if draw < CARELESS_SHARE + CARELESS_PAIR_SHARE:
+        return CARELESS_ELO, CARELESS_ELO
     while True:
         a, b = rng.choice(elos), rng.choice(elos)
         if abs(a - b) >= MIN_GAP:

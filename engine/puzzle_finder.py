@@ -16,7 +16,8 @@ below +1), at the loser's turn the best defence is played.
   puzzles, a mate may come from a position that was already won.
 * A material puzzle goes on while the winner's move stays unique and the winner stays at
   least +2 pawns; it ends after the last winner's move that had an alternative to compare with
-  (lichess trims the same way), and needs at least two winner's moves.
+  (lichess trims the same way).  Unlike lichess, a single winner's move is kept (lichess drops
+  one-movers): in games between weak levels most tactics are one unique winning move.
 
 A found puzzle is in the lichess database's format: `fen` is the position before the
 blunder, `moves` starts with the blunder.  `rating` is the estimate of estimate_rating.
@@ -37,7 +38,7 @@ from .pgn import Game, read_game
 from .puzzles import MateSearchInterrupted, mate_line, mating_moves, shortest_mate
 from .search import Searcher
 
-__all__ = ["FinderBudget", "FoundPuzzle", "FinderError", "find_puzzles", "find_puzzles_pgn",
+__all__ = ["FinderBudget", "FoundPuzzle", "GamePuzzles", "FinderError", "find_puzzles", "find_puzzles_pgn",
            "estimate_rating", "puzzle_id", "material", "winning_chances_of", "MIN_RATING",
            "MAX_RATING", "MAX_MATE"]
 
@@ -48,7 +49,8 @@ WINNING_CP = 200               # "winning": at least two pawns
 CLEARLY_WINNING_CP = 300       # below it a candidate must come from being down material
                                # (lichess: 400; 300 lets a hung minor piece in)
 ALREADY_WINNING_CP = 300       # the winner was already this far ahead: no puzzle
-BLUNDER_JUMP = 0.6             # winning chances gained by the blunder
+BLUNDER_JUMP = 0.4             # winning chances gained by the blunder (lichess: 0.6, but on
+                               # our normalised scale a hung minor piece is only about +250)
 UNIQUE_GAP = 0.7               # the best move's winning chances above the second's, or:
 SECOND_CEILING_CP = 100        # the best winning and the second below this (not winning,
                                # with a margin for another engine's view)
@@ -219,7 +221,7 @@ def _cook_material(searcher: Searcher, board: Board, budget: FinderBudget) -> Op
         walker.push_uci(lines[0].move)
     while plies and (len(plies) % 2 == 0 or not plies[-1][1]):
         plies.pop()
-    if len(plies) < 3:
+    if not plies:
         return None
     return [move for move, _, _ in plies], plies[-1][2]
 
@@ -355,11 +357,21 @@ def find_puzzles(game: Game, budget: FinderBudget = FinderBudget(), *, number: i
     return found
 
 
+@dataclass
+class GamePuzzles:
+    """The puzzles of one game and the number of its positions (for progress)."""
+
+    number: int
+    puzzles: List[FoundPuzzle]
+    positions: int
+
+
 def find_puzzles_pgn(text: str, budget: FinderBudget = FinderBudget(), number: int = 1,
-                     source: str = "games.pgn") -> List[FoundPuzzle]:
+                     source: str = "games.pgn") -> GamePuzzles:
     """find_puzzles on the first game of a PGN text: the plain function that worker processes
     and Ray tasks run.  :raises FinderError: no game, or a bad one."""
     game = read_game(io.StringIO(text))
     if game is None:
         raise FinderError(f"game {number}: no game in the text")
-    return find_puzzles(game, budget, number=number, source=source)
+    return GamePuzzles(number, find_puzzles(game, budget, number=number, source=source),
+                       len(game.moves) + 1)

@@ -319,9 +319,9 @@ class Puzzle:
         except ValueError:
             raise PuzzleError(f"{move!r} is not a legal move here") from None
 
-    def try_move(self, move: str) -> Verdict:
-        """Judges the player's move (UCI or SAN).  A right move is played with its reply;
-        a wrong one changes nothing, so the player may try again.
+    def judge(self, move: str) -> Verdict:
+        """Judges the player's move (UCI or SAN) without playing it: right or wrong, why,
+        and the reply that would follow.
 
         :raises PuzzleError: if the puzzle is solved already or the move is not legal.
         """
@@ -337,15 +337,30 @@ class Puzzle:
             right, reason, reply = self._judge_material(uci, followed, expected)
         if not right:
             return Verdict(False, uci, san, reason, None, None, False, followed)
-        self.board.push_uci(uci)
-        self.moves_left -= 1
-        self.on_solution = self.on_solution and followed
-        if self.moves_left <= 0 or not self.board.has_legal_moves() or reply is None:
-            self.solved = True
+        after = self.board.copy()
+        after.push_uci(uci)
+        if self.moves_left <= 1 or not after.has_legal_moves() or reply is None:
             return Verdict(True, uci, san, reason, None, None, True, followed)
-        reply_san = self.board.san(reply)
-        self.board.push_uci(reply)
-        return Verdict(True, uci, san, reason, reply, reply_san, False, followed)
+        return Verdict(True, uci, san, reason, reply, after.san(reply), False, followed)
+
+    def try_move(self, move: str) -> Verdict:
+        """Judges the player's move (UCI or SAN); a right move is played with its reply, a
+        wrong one changes nothing, so the player may try again.
+
+        :raises PuzzleError: if the puzzle is solved already or the move is not legal.
+        """
+        verdict = self.judge(move)
+        if not verdict.right:
+            return verdict
+        self.board.push_uci(verdict.move)
+        self.moves_left -= 1
+        self.on_solution = self.on_solution and verdict.followed_solution
+        self._reference = None
+        if verdict.solved:
+            self.solved = True
+        else:
+            self.board.push_uci(verdict.reply)
+        return verdict
 
     def _judge_mate(self, uci: str, followed: bool):
         after = self.board.copy()
@@ -406,7 +421,6 @@ class Puzzle:
             else:
                 reason = hint_text.text("wrong_draws")
             return False, reason, None
-        self._reference = None
         played = self._played()
         if followed and self.on_solution and played + 1 < len(self.solution):
             reply = self.solution[played + 1]

@@ -9,6 +9,7 @@ import os
 import sys
 
 from .._version import __version__
+from .puzzle_commands import hint_command, puzzle_command, puzzles_command
 
 
 def perft_command(argv):
@@ -138,6 +139,9 @@ COMMANDS = {
     "bench": (bench_command, "search the built-in bench positions; prints the node signature and speed"),
     "analyse": (analyse_command, "judge every move of PGN games as lichess does: accuracy, mistakes, annotated PGN, JSON, graph"),
     "solve": (solve_command, "print every first move that forces mate within N moves (exact proof)"),
+    "hint": (hint_command, "a good move for a position (SAN on the first line) and one sentence on why"),
+    "puzzles": (puzzles_command, "find puzzles in PGN games: a CSV in the lichess puzzle database's format"),
+    "puzzle": (puzzle_command, "the puzzle of the day (--date YYYY-MM-DD) with its themes and hints"),
 }
 
 
