@@ -15,8 +15,9 @@ only on (seed, i), so the run is reproducible, and it resumes after the last com
 has not searched yet, appending their puzzles to bench/collection/found.csv and the number
 of games searched to bench/collection/searched.txt, so it resumes too.  Progress on stderr.
 
-`build` tags the themes of every found puzzle (engine.themes) and writes the collection,
-one row per position (the first found wins), in the lichess CSV format.
+`build` tags the themes of every puzzle found in the searched games (engine.themes) and
+writes the collection, one row per position (the first found wins), in the lichess CSV
+format (engine/data/puzzles.csv, shipped in the package).
 """
 from __future__ import annotations
 
@@ -54,8 +55,8 @@ CARELESS = Level(elo=CARELESS_ELO, nodes=60, depth=1, candidates=10, margin=700,
 # The share of games: careless against a named level, careless against careless (the rest:
 # two named levels).  Games between equals hold more blunders at equal material, where
 # tactics are puzzles; the weak-against-strong games are the finder's quality test.
-CARELESS_SHARE = 0.5
-CARELESS_PAIR_SHARE = 0.25
+CARELESS_SHARE = 0.3
+CARELESS_PAIR_SHARE = 0.45
 
 
 def pairing(rng: random.Random):
@@ -165,12 +166,14 @@ def find_command(args) -> int:
 
 
 def build_command(args) -> int:
+    from scacco.engine.puzzles_command import CSV_COLUMNS
     from scacco.engine.themes import tag_puzzle
 
     seen = set()
     out_rows = []
+    searched = _searched_games()
     for row in _found_rows():
-        if row["FEN"] in seen:
+        if int(row["Game"]) > searched or row["FEN"] in seen:   # rows of a game cut short
             continue
         seen.add(row["FEN"])
         moves = row["Moves"].split()
@@ -180,17 +183,17 @@ def build_command(args) -> int:
                          "GameUrl": row["GameUrl"]})
     COLLECTION.parent.mkdir(parents=True, exist_ok=True)
     with open(COLLECTION, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, ["PuzzleId", "FEN", "Moves", "Rating", "Themes", "GameUrl"])
+        writer = csv.DictWriter(handle, CSV_COLUMNS)
         writer.writeheader()
         writer.writerows(out_rows)
-    print(f"{len(out_rows)} puzzles -> {COLLECTION}", file=sys.stderr)
+    print(f"{len(out_rows)} puzzles from {searched} games -> {COLLECTION}", file=sys.stderr)
     return 0
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("play", help="play games and find their puzzles (resumable)")
+    p = sub.add_parser("play", help="play games (resumable)")
     p.add_argument("--games", type=int, required=True, help="play until this many games in all")
     p.add_argument("--seed", type=int, default=11)
     f = sub.add_parser("find", help="run the finder on the games not yet searched (resumable)")

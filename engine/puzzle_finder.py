@@ -32,6 +32,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 from ..ext._core import MateSearch
 
 from .accuracy import CP_SCALE, winning_chances
+from .analysis import Budget, evaluate_position
 from .board import Board
 from .levels import NAMED_LEVELS, level_for_elo
 from .pgn import Game, read_game
@@ -297,8 +298,6 @@ def find_puzzles(game: Game, budget: FinderBudget = FinderBudget(), *, number: i
 
     :raises FinderError: if the game has reading errors or an illegal start.
     """
-    from .analysis import Budget, evaluate_position
-
     if game.errors:
         raise FinderError(f"game {number}: {game.errors[0]}")
     try:

@@ -218,6 +218,8 @@ class Puzzle:
 
     :raises PuzzleError: on a bad FEN, an illegal move in the line, a bad goal, or a line that
         does not reach its goal (a mate puzzle's line must end in checkmate).
+    :raises MateSearchInterrupted: when a mate proof needs more than MATE_JUDGE_NODES nodes
+        (also from judge and try_move).
     """
 
     def __init__(self, fen: str, moves: Optional[Sequence[str]] = None, *,
@@ -247,6 +249,8 @@ class Puzzle:
                 if kind == "mate" and (self.kind != "mate" or (len(self.solution) + 1) // 2 > n):
                     raise PuzzleError(f"the line does not mate within {n} moves")
             self.moves_left = (len(self.solution) + 1) // 2
+            if goal is not None and self.kind == "mate":
+                self.moves_left = n          # a slower mate within the goal's N counts too
         else:
             if goal is None:
                 raise PuzzleError("give the solution line (moves) or a goal")

@@ -10,6 +10,7 @@ and the others go on.
 from __future__ import annotations
 
 import csv
+import os
 import sys
 from typing import IO, Iterator, List, Optional
 
@@ -46,14 +47,17 @@ def find_in_file(path: str, out: str, budget: FinderBudget = FinderBudget(), *, 
                  ray_address: Optional[str] = None, source: Optional[str] = None,
                  stderr: Optional[IO[str]] = None) -> int:
     """Writes the puzzles of every game of the PGN file at path to the CSV file out; returns
-    the exit status (0, or 1 when some game could not be searched)."""
+    the exit status (0; 1 when some game could not be searched; 2, writing nothing, when no
+    game could be).  The CSV is written to out.part and renamed at the end, so an
+    interrupted run leaves an earlier out as it was."""
     stderr = stderr if stderr is not None else sys.stderr
     source = source or path
-    games, positions = count_games(path)
+    _, positions = count_games(path)
     progress = Progress(positions, stderr)
     bad: List[int] = []
-    found = 0
-    with open(out, "w", newline="", encoding="utf-8") as handle:
+    found = searched = 0
+    partial = out + ".part"
+    with open(partial, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, CSV_COLUMNS)
         writer.writeheader()
         items = _items(path, source, budget, stderr, bad)
@@ -64,11 +68,18 @@ def find_in_file(path: str, out: str, budget: FinderBudget = FinderBudget(), *, 
                 if isinstance(error, FinderError):
                     bad.append(-1)
                     continue
+                os.remove(partial)
                 raise error
+            searched += 1
             for puzzle in outcome.puzzles:
                 writer.writerow(puzzle_row(puzzle))
                 found += 1
             handle.flush()
             progress.advance(outcome.positions)
-    stderr.write(f"scacco puzzles: {found} puzzles from {games - len(bad)} games -> {out}\n")
+    if searched == 0:
+        os.remove(partial)
+        stderr.write(f"scacco puzzles: {path}: no PGN game could be read; nothing written\n")
+        return 2
+    os.replace(partial, out)
+    stderr.write(f"scacco puzzles: {found} puzzles from {searched} games -> {out}\n")
     return 1 if bad else 0

@@ -338,6 +338,16 @@ def test_puzzles_command_writes_the_lichess_columns(tmp_path):
     assert "puzzles" in done.stderr                  # the summary on stderr
 
 
+def test_puzzles_command_writes_nothing_without_games(tmp_path):
+    text = tmp_path / "notes.txt"
+    text.write_text("no games here, just words\n")
+    out = tmp_path / "puzzles.csv"
+    out.write_text("earlier\n")
+    done = run_scacco("puzzles", str(text), "--out", str(out), "--jobs", "1")
+    assert done.returncode == 2 and "no PGN game could be read" in done.stderr
+    assert out.read_text() == "earlier\n"
+
+
 @pytest.mark.parametrize("args,message", [
     (["puzzles", "/no/such/file.pgn", "--out", "x.csv"], "no such file"),
     (["puzzles", "tests/test_puzzles.py", "--out", "/no/such/dir/x.csv"], "no such directory"),
