@@ -2,7 +2,7 @@
 checked by Stockfish (or by Scacco with 20 times the finder's nodes).
 
     python bench/finder_quality.py [--games 200] [--engine /usr/games/stockfish]
-                                   [--nodes 2000000] [--scacco]
+                                   [--nodes 2000000] [--scacco] [--every-pairing] [--kind K]
 
 Takes the first N games of bench/collection/games.pgn that are between a weak and a strong
 player (ratings at least 300 apart: the careless player or a named level against a stronger
@@ -38,12 +38,13 @@ WINNING_CP = 200
 MIN_GAP = 300
 
 
-def weak_strong_games(limit: int):
-    """Numbers of the first `limit` games whose two ratings are at least MIN_GAP apart."""
+def weak_strong_games(limit: int, every_pairing: bool = False):
+    """Numbers of the first `limit` games whose two ratings are at least MIN_GAP apart (or
+    of any two players with every_pairing)."""
     numbers = []
     for number, game in enumerate(read_games(str(COLLECTION / "games.pgn")), 1):
         white, black = int(game.headers["WhiteElo"]), int(game.headers["BlackElo"])
-        if abs(white - black) >= MIN_GAP:
+        if every_pairing or abs(white - black) >= MIN_GAP:
             numbers.append(number)
             if len(numbers) == limit:
                 break
@@ -97,12 +98,16 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--engine", default="/usr/games/stockfish")
     parser.add_argument("--nodes", type=int, default=2_000_000, help="checker nodes per position")
+    parser.add_argument("--every-pairing", action="store_true",
+                        help="take the games of any two players, not only weak against strong")
+    parser.add_argument("--kind", choices=["mate", "material"], help="check only this kind of puzzle")
     parser.add_argument("--scacco", action="store_true",
                         help="check with Scacco at --nodes instead (the finder uses 150000: 20x is 3000000)")
     args = parser.parse_args()
-    games = set(weak_strong_games(args.games))
+    games = set(weak_strong_games(args.games, args.every_pairing))
     with open(COLLECTION / "found.csv", newline="") as handle:
-        puzzles = [row for row in csv.DictReader(handle) if int(row["Game"]) in games]
+        puzzles = [row for row in csv.DictReader(handle) if int(row["Game"]) in games
+                   and (args.kind is None or row["Kind"] == args.kind)]
     checker = ScaccoChecker(args.nodes) if args.scacco else StockfishChecker(args.engine, args.nodes)
     unique = strict_mates = mates = 0
     failures = []
@@ -131,7 +136,7 @@ def main() -> int:
             checker.close()
     name = f"Scacco at {args.nodes} nodes" if args.scacco else f"{args.engine} at {args.nodes} nodes"
     total = len(puzzles)
-    print(f"games: {len(games)} (weak against strong), puzzles found: {total} "
+    print(f"games: {len(games)} ({'any pairing' if args.every_pairing else 'weak against strong'}), puzzles found: {total} "
           f"({mates} mates, {total - mates} material)")
     print(f"checked by {name}: {unique}/{total} have a unique winning first move "
           f"({100.0 * unique / total if total else 0:.1f}%)")
