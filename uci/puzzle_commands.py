@@ -96,9 +96,12 @@ def puzzle_command(argv):
     parser.add_argument("--solution", action="store_true", help="print the solution too")
     args = parser.parse_args(argv)
     try:
-        date = datetime.date.fromisoformat(args.date) if args.date else datetime.date.today()
-        if args.date and len(args.date) != 10:
+        if args.date is None:
+            date = datetime.date.today()
+        elif len(args.date) != 10:
             raise ValueError
+        else:
+            date = datetime.date.fromisoformat(args.date)
     except ValueError:
         parser.error(f"bad date {args.date!r}: give a real day as YYYY-MM-DD (e.g. 2026-12-01)")
     try:
