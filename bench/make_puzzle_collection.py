@@ -2,6 +2,7 @@
 
     python bench/make_puzzle_collection.py play --games 1500 [--seed 11]  # resumable
     python bench/make_puzzle_collection.py find                           # resumable
+    python bench/make_puzzle_collection.py verify                         # once, see below
     python bench/make_puzzle_collection.py build                          # -> engine/data/puzzles.csv
 
 `play` plays game after game between two playing levels (engine.levels.play, each level at
@@ -14,6 +15,9 @@ only on (seed, i), so the run is reproducible, and it resumes after the last com
 `find` runs the finder (engine.puzzle_finder, node budgets: deterministic) on the games it
 has not searched yet, appending their puzzles to bench/collection/found.csv and the number
 of games searched to bench/collection/searched.txt, so it resumes too.  Progress on stderr.
+`verify` applies the finder's last check of material puzzles (engine.puzzle_finder.
+verify_material, added after the first 577 games had been searched) to the rows found
+before it, so that the rows are what the finder as it is now finds.
 
 `build` tags the themes of every puzzle found in the searched games (engine.themes) and
 writes the collection, one row per position (the first found wins), in the lichess CSV
@@ -42,7 +46,7 @@ GAMES = OUT / "games.pgn"
 FOUND = OUT / "found.csv"
 SEARCHED = OUT / "searched.txt"
 COLLECTION = ROOT / "engine" / "data" / "puzzles.csv"
-FOUND_COLUMNS = ["PuzzleId", "FEN", "Moves", "Rating", "Kind", "Game", "GameUrl"]
+FOUND_COLUMNS = ["PuzzleId", "FEN", "Moves", "Rating", "Kind", "Game", "GameUrl", "Verified"]
 MAX_PLIES = 200
 MIN_GAP = 300
 # A careless player below the named levels, made with the same machinery (engine.levels'
@@ -132,6 +136,29 @@ def play_command(args) -> int:
     return 0
 
 
+def verify_command(args) -> int:
+    """Applies the finder's final check of material puzzles (verify_material, added after
+    the first 577 games had been searched) to the material rows of FOUND, dropping those that
+    fail: the result is the same as searching those games with the finder as it is now."""
+    from scacco.engine.puzzle_finder import verify_material
+
+    rows = _found_rows()
+    budget = FinderBudget()
+    kept = []
+    for index, row in enumerate(rows, 1):
+        if row["Kind"] != "material" or row.get("Verified") == "yes" or \
+                verify_material(row["FEN"], row["Moves"].split(), budget):
+            row["Verified"] = "yes"
+            kept.append(row)
+        print(f"{index}/{len(rows)} checked, {len(kept)} kept", file=sys.stderr, flush=True)
+    with open(FOUND, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, FOUND_COLUMNS)
+        writer.writeheader()
+        writer.writerows(kept)
+    print(f"{len(rows) - len(kept)} material puzzles dropped, {len(kept)} rows left", file=sys.stderr)
+    return 0
+
+
 def find_command(args) -> int:
     """Runs the finder on the games it has not searched yet, appending their puzzles to FOUND
     and then the count of searched games to SEARCHED (a game cut short is searched again and
@@ -157,7 +184,8 @@ def find_command(args) -> int:
             for puzzle in puzzles:
                 writer.writerow({"PuzzleId": puzzle.puzzle_id, "FEN": puzzle.fen,
                                  "Moves": " ".join(puzzle.moves), "Rating": puzzle.rating,
-                                 "Kind": puzzle.kind, "Game": number, "GameUrl": puzzle.game_url})
+                                 "Kind": puzzle.kind, "Game": number, "GameUrl": puzzle.game_url,
+                                 "Verified": "yes"})
         SEARCHED.write_text(str(number))
         total += len(puzzles)
         print(f"game {number}: {len(puzzles)} puzzles ({', '.join(p.kind for p in puzzles)}); "
@@ -198,9 +226,11 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=11)
     f = sub.add_parser("find", help="run the finder on the games not yet searched (resumable)")
     f.add_argument("--games", type=int, default=None, help="stop after this game number")
+    sub.add_parser("verify", help="apply the finder's check of material puzzles to rows found before it")
     sub.add_parser("build", help="tag themes and write engine/data/puzzles.csv")
     args = parser.parse_args()
-    return {"play": play_command, "find": find_command, "build": build_command}[args.command](args)
+    return {"play": play_command, "find": find_command, "verify": verify_command,
+            "build": build_command}[args.command](args)
 
 
 if __name__ == "__main__":
