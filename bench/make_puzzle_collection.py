@@ -116,6 +116,13 @@ def _found_rows():
         return list(csv.DictReader(handle))
 
 
+def _write_csv(path: Path, columns, rows) -> None:
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, columns)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
 def _searched_games() -> int:
     """Games the finder has been through (the state file), 0 at the start."""
     return int(SEARCHED.read_text()) if SEARCHED.exists() else 0
@@ -151,10 +158,7 @@ def verify_command(args) -> int:
             row["Verified"] = "yes"
             kept.append(row)
         print(f"{index}/{len(rows)} checked, {len(kept)} kept", file=sys.stderr, flush=True)
-    with open(FOUND, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, FOUND_COLUMNS)
-        writer.writeheader()
-        writer.writerows(kept)
+    _write_csv(FOUND, FOUND_COLUMNS, kept)
     print(f"{len(rows) - len(kept)} material puzzles dropped, {len(kept)} rows left", file=sys.stderr)
     return 0
 
@@ -165,10 +169,7 @@ def find_command(args) -> int:
     its partial rows dropped)."""
     done = _searched_games()
     rows = [row for row in _found_rows() if int(row["Game"]) <= done]
-    with open(FOUND, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, FOUND_COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
+    _write_csv(FOUND, FOUND_COLUMNS, rows)
     budget = FinderBudget()
     start = time.monotonic()
     total = len(rows)
@@ -210,10 +211,7 @@ def build_command(args) -> int:
                          "Rating": row["Rating"], "Themes": " ".join(themes),
                          "GameUrl": row["GameUrl"]})
     COLLECTION.parent.mkdir(parents=True, exist_ok=True)
-    with open(COLLECTION, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, CSV_COLUMNS)
-        writer.writeheader()
-        writer.writerows(out_rows)
+    _write_csv(COLLECTION, CSV_COLUMNS, out_rows)
     print(f"{len(out_rows)} puzzles from {searched} games -> {COLLECTION}", file=sys.stderr)
     return 0
 
