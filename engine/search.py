@@ -40,7 +40,7 @@ from ..ext._core import (MATE_BOUND_PY, MAX_SEARCH_THREADS_PY, VALUE_INFINITE_PY
                          MateSearch, SearchCore, StopToken)
 
 from .board import Board
-from .puzzles import MAX_MATE_MOVES, proven_mate_line
+from .mate import MAX_MATE_MOVES, proven_mate_line
 
 __all__ = ["Searcher", "SearchInfo", "SearchResult", "StopToken", "MAX_DEPTH", "MAX_CP",
            "MAX_THREADS"]

@@ -9,6 +9,7 @@ import os
 import sys
 
 from .._version import __version__
+from .puzzle_commands import hint_command, puzzle_command, puzzles_command
 
 
 def perft_command(argv):
@@ -202,6 +203,9 @@ COMMANDS = {
     "analyse": (analyse_command, "judge every move of PGN games as lichess does: accuracy, mistakes, annotated PGN, JSON, graph"),
     "solve": (solve_command, "print every first move that forces mate within N moves (exact proof)"),
     "datagen": (datagen_command, "self-play training positions (score and result) for the neural evaluation, resumable"),
+    "hint": (hint_command, "a good move for a position (SAN on the first line) and one sentence on why"),
+    "puzzles": (puzzles_command, "find puzzles in PGN games: a CSV in the lichess puzzle database's format"),
+    "puzzle": (puzzle_command, "the puzzle of the day (--date YYYY-MM-DD) with its themes and hints"),
 }
 
 
