@@ -25,7 +25,6 @@ waits for the clears queued before it.
 """
 from __future__ import annotations
 
-import math
 import os
 import queue
 import sys
@@ -39,6 +38,7 @@ from typing import Callable, List, Optional, Sequence
 from ..ext._core import (MATE_BOUND_PY, MAX_SEARCH_THREADS_PY, VALUE_INFINITE_PY, VALUE_MATE_PY,
                          MateSearch, SearchCore, StopToken)
 
+from .accuracy import winning_chances
 from .board import Board
 from .mate import MAX_MATE_MOVES, proven_mate_line
 
@@ -63,12 +63,6 @@ PROOF_TIME_SHARE = 0.25
 # C threads that share the clearing of a large table (engine cores, at most eight: memory
 # bandwidth, not arithmetic, is the limit).
 CLEAR_THREADS = max(1, min(os.cpu_count() or 1, 8))
-
-
-def _win_percent(cp: float) -> float:
-    """Winning chances in percent for a centipawn score (lichess's curve, as in
-    engine.accuracy; written out here so that the search imports no analysis code)."""
-    return 50.0 + 50.0 * (2.0 / (1.0 + math.exp(-0.00368208 * cp)) - 1.0)
 
 
 def score_to_cp_mate(score: int):
@@ -498,13 +492,7 @@ class Searcher:
         if chosen == 0:
             return main
         depth, _, score, seldepth, pv_codes = entries[chosen]
-        cp, mate = score_to_cp_mate(score)
-        elapsed = max(core.elapsed_ms(), 0.001)
-        nodes = core.nodes + proof_nodes
-        return SearchInfo(depth=depth, seldepth=max(seldepth, depth), multipv=1, score_cp=cp,
-                          score_mate=mate, bound=None, nodes=nodes,
-                          nps=int(nodes * 1000 / elapsed), time_ms=int(elapsed),
-                          hashfull=core.hashfull(), pv=self._pv_text(board, pv_codes), score=score)
+        return self._line_info(board, 1, depth, seldepth, score, pv_codes, None, proof_nodes)
 
     def _mate_is_proved(self, board: Board, token: StopToken, move: int, k: int, tried: set) -> bool:
         """Does move force mate within k moves?  Asked of the exact solver once per (move, k)
@@ -593,24 +581,31 @@ class Searcher:
         1 when it has not fallen, and for mate scores."""
         if len(scores) < 4 or any(abs(v) >= MATE_BOUND for v in scores[-4:]):
             return 1.0
-        before = sum(_win_percent(v) for v in scores[-4:-1]) / 3.0
-        drop = before - _win_percent(scores[-1])
+        # Win% points: 50 per unit of lichess's winning chances (unclamped: a drop far from
+        # equality stays small rather than vanishing).
+        before = sum(50.0 * winning_chances(v) for v in scores[-4:-1]) / 3.0
+        drop = before - 50.0 * winning_chances(scores[-1])
         return 1.0 + min(max(drop - 1.0, 0.0), 10.0) / 20.0
 
     def _info(self, board: Board, index: int, depth: int, bound: Optional[str],
               extra_nodes: int = 0) -> SearchInfo:
-        core = self._core
-        move, score, previous, seldepth, pv_codes = core.root_move(index)
+        move, score, previous, seldepth, pv_codes = self._core.root_move(index)
         if score == -VALUE_INFINITE:
             score = previous if previous != -VALUE_INFINITE else 0
-        pv = self._pv_text(board, pv_codes)
+        return self._line_info(board, index + 1, depth, seldepth, score, pv_codes, bound,
+                               extra_nodes)
+
+    def _line_info(self, board: Board, multipv: int, depth: int, seldepth: int, score: int,
+                   pv_codes: List[int], bound: Optional[str], extra_nodes: int) -> SearchInfo:
+        """A SearchInfo for one line of the running search (every thread's nodes counted)."""
+        core = self._core
         elapsed = max(core.elapsed_ms(), 0.001)
         cp, mate = score_to_cp_mate(score)
         nodes = core.nodes + extra_nodes
-        return SearchInfo(depth=depth, seldepth=max(seldepth, depth), multipv=index + 1, score_cp=cp,
+        return SearchInfo(depth=depth, seldepth=max(seldepth, depth), multipv=multipv, score_cp=cp,
                           score_mate=mate, bound=bound, nodes=nodes,
                           nps=int(nodes * 1000 / elapsed), time_ms=int(elapsed),
-                          hashfull=core.hashfull(), pv=pv, score=score)
+                          hashfull=core.hashfull(), pv=self._pv_text(board, pv_codes), score=score)
 
     @staticmethod
     def _pv_text(board: Board, codes: List[int]) -> List[str]:

@@ -128,9 +128,9 @@ cdef class SearchCore:
 
     def start_helpers(self, int max_depth):
         """Start the helper threads on the root set up for the main thread (after setup_root
-        and start): each searches a copy of the position with the same root moves, the same
-        token and no node limit, up to max_depth, until stop_helpers().  Returns how many
-        threads search (the main one included)."""
+        and start, which zeroes their node counts and results): each searches a copy of the
+        position with the same root moves, the same token and no node limit, up to max_depth,
+        until stop_helpers().  Returns how many threads search (the main one included)."""
         cdef SearchData* sd = self.sd
         cdef SearchData* h
         cdef int i, count = 1
@@ -140,8 +140,6 @@ cdef class SearchCore:
         memset(self.smp, 0, sizeof(SmpState))
         self.smp.thread_count = self.helper_count + 1
         sd.smp = self.smp
-        sd.counted_depth = 0
-        sd.helper_nodes = 0
         for i in range(self.helper_count):
             h = self.helpers[i]
             position_copy(&h.pos, &sd.pos)
@@ -149,7 +147,6 @@ cdef class SearchCore:
             h.root_count = sd.root_count
             h.pv_index = 0
             h.token = sd.token
-            h.nodes = 0
             h.node_limit = 0
             h.start_ms = sd.start_ms
             h.check_countdown = 0
@@ -159,7 +156,6 @@ cdef class SearchCore:
             h.stop = sd.stop
             h.root_move_callback = NULL
             h.max_depth = max_depth if max_depth <= MAX_PLY else MAX_PLY
-            h.completed_depth = 0
             memset(h.killers, 0, sizeof(h.killers))
         with nogil:
             for i in range(self.helper_count):
