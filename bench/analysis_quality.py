@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from scacco.engine import accuracy as acc  # noqa: E402
 from scacco.engine.accuracy import Eval  # noqa: E402
-from scacco.engine.analysis import DEFAULT_NODES, Budget, analyse_game, evaluate_position  # noqa: E402
+from scacco.engine.analysis import DEFAULT_NODES, DEFAULT_REVIEW, Budget, analyse_game, evaluate_position  # noqa: E402
 from scacco.engine.board import Board  # noqa: E402
 from scacco.engine.levels import play  # noqa: E402
 from scacco.engine.pgn import Game, MoveNode, read_games, write_game  # noqa: E402
@@ -156,12 +156,6 @@ def scores(ours, reference, classes, near=None):
             sum(1 for k in theirs if ours.get(k) in near))
 
 
-def drop(before: Eval, after: Eval, white: bool) -> float:
-    """The mover's drop in winning chances (a mate counted as the ceiling), for the report."""
-    change = acc.winning_chances(before.as_cp()) - acc.winning_chances(after.as_cp())
-    return change if white else -change
-
-
 def disagreement(game: Game, ply: int, analysis, reference_evals, ours, reference) -> str:
     """One line on a move that one side calls a blunder and the other does not."""
     move = analysis.moves[ply]
@@ -169,9 +163,9 @@ def disagreement(game: Game, ply: int, analysis, reference_evals, ours, referenc
     before, after = Eval(**reference_evals[ply][0]), Eval(**reference_evals[ply + 1][0])
     return (f"  game {game.headers.get('Round')} ply {ply} {move.label().replace('??', '')} "
             f"({'weak' if weak else 'strong'} side): ours {ours.get(ply) or '-'} "
-            f"{move.before.short()} -> {move.after.short()} (drop {drop(move.before, move.after, move.white):.2f}), "
+            f"{move.before.short()} -> {move.after.short()} (drop {acc.winning_chance_drop(move.before, move.after, move.white):.2f}), "
             f"reference {reference.get(ply) or '-'} {before.short()} -> {after.short()} "
-            f"(drop {drop(before, after, move.white):.2f})")
+            f"(drop {acc.winning_chance_drop(before, after, move.white):.2f})")
 
 
 def main() -> int:
@@ -181,6 +175,8 @@ def main() -> int:
     parser.add_argument("--elo", type=int, default=900)
     parser.add_argument("--strong-nodes", type=int, default=20000)
     parser.add_argument("--nodes", type=int, default=DEFAULT_NODES, help="our budget per position")
+    parser.add_argument("--review", type=int, default=DEFAULT_REVIEW,
+                        help="our second look's factor (1: none; see engine/analysis.py)")
     parser.add_argument("--reference", choices=["stockfish", "scacco"], default="stockfish")
     parser.add_argument("--sf-depth", type=int, default=20)
     parser.add_argument("--factor", type=int, default=20)
@@ -201,7 +197,7 @@ def main() -> int:
     lines = []
     start = time.monotonic()
     for number, game in enumerate(games, 1):
-        analysis = analyse_game(game, Budget(nodes=args.nodes), number=number)
+        analysis = analyse_game(game, Budget(nodes=args.nodes, review=args.review), number=number)
         ours = {m.ply: m.judgement for m in analysis.moves if m.judgement}
         key = game.headers.get("Round", str(number))
         if key not in cache:
@@ -227,7 +223,8 @@ def main() -> int:
                   for ply in sorted(set(missed) | set(extra))]
     ref_name = (f"Stockfish depth {args.sf_depth}" if args.reference == "stockfish"
                 else f"Scacco {args.factor}x nodes")
-    print(f"{len(games)} games, ours {args.nodes} nodes per position, reference {ref_name}")
+    print(f"{len(games)} games, ours {Budget(nodes=args.nodes, review=args.review).describe()}, "
+          f"reference {ref_name}")
     for name, (both, mine, theirs) in totals.items():
         precision = both / mine if mine else float("nan")
         recall = both / theirs if theirs else float("nan")

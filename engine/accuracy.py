@@ -24,7 +24,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 __all__ = [
     "Eval", "CP_SCALE", "CP_CEILING", "WIN_MULTIPLIER", "INACCURACY", "MISTAKE", "BLUNDER",
     "JUDGEMENT_THRESHOLDS", "MATE_CREATED", "MATE_LOST", "MATE_DELAYED", "NAGS",
-    "winning_chances", "win_percent", "eval_win_percent", "move_accuracy", "judge_cp",
+    "winning_chances", "winning_chance_drop", "win_percent", "eval_win_percent", "move_accuracy", "judge_cp",
     "judge_mate", "judge", "centipawn_loss", "mean", "weighted_mean", "harmonic_mean",
     "standard_deviation", "accuracy_window", "game_accuracy", "average_centipawn_loss",
 ]
@@ -140,6 +140,13 @@ def move_accuracy(win_before: float, win_after: float) -> float:
         return 100.0
     raw = ACCURACY_A * math.exp(-ACCURACY_K * (win_before - win_after)) + ACCURACY_B
     return max(0.0, min(100.0, raw))
+
+
+def winning_chance_drop(before: Eval, after: Eval, white_moved: bool) -> float:
+    """The mover's drop in winning chances (-2..2) from before to after (White's view), a
+    forced mate counted as the centipawn ceiling."""
+    change = winning_chances(before.as_cp()) - winning_chances(after.as_cp())
+    return change if white_moved else -change
 
 
 def judge_cp(cp_before: float, cp_after: float, white_moved: bool) -> Optional[str]:

@@ -9,6 +9,16 @@ engine/accuracy.py), the engine's best move and line in SAN, Win%, the move's ac
 its judgement (lichess's rules); per side the game accuracy, the average centipawn loss and
 the counts of inaccuracies, mistakes and blunders.
 
+A second look.  A move whose drop in the mover's winning chances is at least REVIEW_DROP
+(0.15: a mistake or worse, or an inaccuracy near the mistake line) on the first pass has the
+positions before and after it searched again with Budget.review times the budget (4x nodes
+or movetime, depth + 2; review=1 turns it off), on the same table, in game order, and the
+judgements are then made from the deeper evaluations.  A search at the budget misjudges a few
+such moves either way (a tactic seen only a little deeper, or a refutation it did not yet
+find); the second look costs a few positions a game and is what makes the blunders agree
+with a much deeper search (bench/analysis_quality.py, the README).  With a node or depth
+budget it is as deterministic as the first pass.
+
 `analyse_pgn(text, budget, number)` is the same on one game's PGN text: a plain function of
 (PGN text, budget), which local worker processes and Ray tasks both call (engine/batch.py).
 The formatting of the results (the text report, the annotated PGN, the JSON) is here too;
@@ -34,6 +44,10 @@ __all__ = ["Budget", "MoveAnalysis", "SideReport", "GameAnalysis", "AnalysisErro
 # on one unloaded core of the test machine (bench/analysis_speed.py measures it;
 # bench/analysis_quality.py compares its blunders with Stockfish's, see the README).
 DEFAULT_NODES = 150_000
+# The second look (see the module docstring): moves that drop at least this much winning
+# chances (-1..1) are searched again at Budget.review times the budget.
+REVIEW_DROP = 0.15
+DEFAULT_REVIEW = 4
 # A mistake's or blunder's variation in the annotated PGN shows this much of the best line.
 MAX_VARIATION_PLIES = 10
 JUDGEMENT_NAMES = {acc.INACCURACY: "Inaccuracy", acc.MISTAKE: "Mistake", acc.BLUNDER: "Blunder"}
@@ -45,25 +59,35 @@ class AnalysisError(ValueError):
 
 @dataclass(frozen=True)
 class Budget:
-    """The search limits per position (one of nodes, depth, movetime in ms) and the hash."""
+    """The search limits per position (one of nodes, depth, movetime in ms), the hash, and
+    the second look's factor (review; 1: none)."""
 
     nodes: Optional[int] = None
     depth: Optional[int] = None
     movetime: Optional[int] = None
     hash_mb: int = 16
+    review: int = DEFAULT_REVIEW
 
-    def limits(self) -> Dict[str, int]:
-        """Searcher.search keyword arguments; the default node budget when none is set."""
+    def limits(self, factor: int = 1) -> Dict[str, int]:
+        """Searcher.search keyword arguments, for the budget times factor (a depth grows by
+        log2(factor) plies instead); the default node budget when none is set."""
         if self.depth is not None:
-            return {"depth": self.depth}
+            return {"depth": self.depth + max(0, factor.bit_length() - 1)}
         if self.movetime is not None:
-            return {"hard_time": self.movetime}
-        return {"nodes": self.nodes if self.nodes is not None else DEFAULT_NODES}
+            return {"hard_time": self.movetime * factor}
+        return {"nodes": (self.nodes if self.nodes is not None else DEFAULT_NODES) * factor}
+
+    def review_limits(self) -> Optional[Dict[str, int]]:
+        """The second look's limits, or None when it is off."""
+        return self.limits(self.review) if self.review > 1 else None
 
     def describe(self) -> str:
         key, value = next(iter(self.limits().items()))
-        return {"depth": f"depth {value}", "hard_time": f"{value} ms",
+        text = {"depth": f"depth {value}", "hard_time": f"{value} ms",
                 "nodes": f"{value} nodes"}[key] + " per position"
+        if self.review > 1:
+            text += f", {self.review}x on a second look"
+        return text
 
 
 @dataclass
@@ -145,14 +169,16 @@ def _normalised(cp: int) -> int:
     return round(cp * acc.CP_SCALE)
 
 
-def evaluate_position(searcher: Searcher, board: Board, budget: Budget):
-    """(Eval from White's view, best move UCI or None, line UCI, nodes) for one position; a
-    checkmate or stalemate on the board is judged without a search."""
+def evaluate_position(searcher: Searcher, board: Board, budget: Budget,
+                      limits: Optional[Dict[str, int]] = None):
+    """(Eval from White's view, best move UCI or None, line UCI, nodes) for one position
+    (within limits, default the budget's); a checkmate or stalemate on the board is judged
+    without a search."""
     if not board.has_legal_moves():
         if board.is_check():
             return Eval(mate=0, winner=not board.turn), None, [], 0
         return Eval(cp=0), None, [], 0
-    result = searcher.search(board, **budget.limits())
+    result = searcher.search(board, **(limits or budget.limits()))
     sign = 1 if board.turn else -1
     if result.score_mate is not None:
         evaluation = Eval(mate=sign * result.score_mate)
@@ -177,6 +203,28 @@ def _side_report(moves: List[MoveAnalysis], white: bool, accuracy: Optional[floa
                       acpl=acc.average_centipawn_loss(m.cp_loss for m in mine),
                       inaccuracies=count(acc.INACCURACY), mistakes=count(acc.MISTAKE),
                       blunders=count(acc.BLUNDER))
+
+
+def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: list) -> int:
+    """Searches again, at the review budget, both positions of every move that drops at
+    least REVIEW_DROP on the first pass and that is not the engine's choice; replaces their
+    entries in evaluations (in place).  Returns the nodes spent."""
+    limits = budget.review_limits()
+    if limits is None:
+        return 0
+    again = set()
+    for index, node in enumerate(game.moves):
+        before, best, _, position = evaluations[index]
+        after = evaluations[index + 1][0]
+        if node.uci != best and acc.winning_chance_drop(before, after, bool(position.turn)) >= REVIEW_DROP:
+            again.update((index, index + 1))
+    nodes = 0
+    for index in sorted(again):
+        position = evaluations[index][3]
+        evaluation, best, line, spent = evaluate_position(searcher, position, budget, limits)
+        evaluations[index] = (evaluation, best, line, position)
+        nodes += spent
+    return nodes
 
 
 def analyse_game(game: Game, budget: Budget = Budget(), *, number: int = 1,
@@ -207,6 +255,7 @@ def analyse_game(game: Game, budget: Budget = Budget(), *, number: int = 1,
             on_position()
         if index < len(game.moves):
             board.push_uci(game.moves[index].uci)
+    total_nodes += _second_look(searcher, game, budget, evaluations)
 
     moves: List[MoveAnalysis] = []
     win_percents = [acc.eval_win_percent(evaluations[0][0])]

@@ -119,6 +119,75 @@ def test_facts_per_move_agree_with_python_chess_and_the_formulas():
     assert analysis.white.acpl == round(sum(white_losses) / len(white_losses))
 
 
+class ScriptedSearcher:
+    """Stands in for Searcher: every position scores 0, except the ones in `scores`, which
+    map a FEN to (centipawns at the budget, centipawns at more than the budget), the side to
+    move's view; it records the nodes asked for each position."""
+
+    def __init__(self, scores):
+        self.scores, self.calls = scores, []
+
+    def clear(self):
+        pass
+
+    def search(self, board, *, nodes):
+        from scacco.engine.search import SearchResult
+        fen = board.fen()
+        self.calls.append((fen, nodes))
+        first, deeper = self.scores.get(fen, (0, 0))
+        return SearchResult(best_move="a1a1", ponder_move=None, score_cp=first if nodes == NODES else deeper,
+                            score_mate=None, pv=[], nodes=nodes)
+
+
+def test_second_look_searches_around_a_big_drop_again_and_judges_on_it():
+    game = read(SHORT)
+    board = chess.Board()
+    fens = [board.fen()]
+    for move in game.moves:
+        board.push_uci(move.uci)
+        fens.append(board.fen())
+    # (first look, deeper look), the side to move's centipawns; every other position is 0.
+    # After ply 4 the side to move is +400 on the first look and +20 deeper; after ply 9,
+    # +150 first and +400 deeper; after ply 11, +30 first (drops under 0.15 on both sides:
+    # no second look) and +400 deeper.
+    scores = {fens[5]: (400, 20), fens[10]: (150, 400), fens[12]: (30, 400)}
+    normal = lambda cp: round(cp * acc.CP_SCALE)  # noqa: E731
+
+    def drops(view):
+        # the mover's drop at ply k: its own view before (view[k]) minus after (-view[k + 1])
+        return [winning_chances(normal(view[k])) - winning_chances(-normal(view[k + 1]))
+                for k in range(len(view) - 1)]
+
+    first = [scores.get(fen, (0, 0))[0] for fen in fens]
+    deeper = [scores.get(fen, (0, 0))[1] for fen in fens]
+    first_drops = drops(first)
+    # by hand: plies 4, 5 (back to 0 from +400), 9 and 10 drop 0.15 or more, 11 and 12 less
+    assert [k for k, d in enumerate(first_drops) if d >= 0.15] == [4, 5, 9, 10]
+    assert 0 < first_drops[11] < 0.15
+    reviewed = [4, 5, 6, 9, 10, 11]
+    final = [deeper[k] if k in reviewed else first[k] for k in range(len(fens))]
+    for review, expected_drops in ((1, first_drops), (4, drops(final))):
+        searcher = ScriptedSearcher(scores)
+        analysis = analyse_game(game, Budget(nodes=NODES, review=review), searcher=searcher)
+        looked_again = [fens.index(fen) for fen, nodes in searcher.calls if nodes != NODES]
+        if review == 1:
+            assert looked_again == []
+        else:
+            # the first pass, then the second look at 4x, in game order, and nothing else
+            assert [n for _, n in searcher.calls] == [NODES] * 16 + [4 * NODES] * 6
+            assert looked_again == reviewed
+        for move in analysis.moves:
+            fall = expected_drops[move.ply]
+            judgement = ("blunder" if fall >= 0.3 else "mistake" if fall >= 0.2 else
+                         "inaccuracy" if fall >= 0.1 else None)
+            assert move.judgement == judgement, (review, move.ply)
+        # the second look's evaluation is the one reported on both sides of the position
+        if review == 4:
+            assert analysis.moves[4].after.cp == -normal(20) == analysis.moves[5].before.cp
+            assert [m.judgement for m in analysis.moves][4:12] == [
+                None, None, None, None, None, "blunder", "blunder", None]
+
+
 def test_same_result_with_a_reused_searcher_and_across_processes():
     first = analyse_pgn(SHORT, Budget(nodes=NODES), 1)
     # a process that analysed another game before gets the same answer (cleared table)

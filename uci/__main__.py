@@ -99,14 +99,14 @@ def solve_command(argv):
 def analyse_command(argv):
     import argparse
 
-    from ..engine.analysis import DEFAULT_NODES, Budget
+    from ..engine.analysis import DEFAULT_NODES, DEFAULT_REVIEW, REVIEW_DROP, Budget
     from ..engine.analyse_command import analyse_file
     from ..engine.batch import default_jobs
 
     parser = argparse.ArgumentParser(
         prog="scacco analyse",
         description="Search every position of each game's main line and judge every move as "
-                    "lichess does (Win%%, accuracy, inaccuracies, mistakes, blunders); a report "
+                    "lichess does (Win%, accuracy, inaccuracies, mistakes, blunders); a report "
                     "per game on stdout, progress on stderr.")
     parser.add_argument("pgn", metavar="GAMES.pgn", help="the games to analyse")
     limit = parser.add_mutually_exclusive_group()
@@ -115,13 +115,16 @@ def analyse_command(argv):
     limit.add_argument("--depth", type=int, metavar="D", help="depth per position instead")
     limit.add_argument("--movetime", type=int, metavar="MS", help="milliseconds per position instead")
     parser.add_argument("--hash", type=int, default=16, metavar="MB", help="hash per game (default 16)")
+    parser.add_argument("--review", type=int, default=DEFAULT_REVIEW, metavar="F",
+                        help=f"search the positions around a move that loses %.2f winning chances or more "
+                             f"again at F times the budget (default {DEFAULT_REVIEW}; 1: no second look)" % REVIEW_DROP)
     parser.add_argument("--out", metavar="ANNOTATED.pgn", help="write the games with evaluations, NAGs and best lines")
     parser.add_argument("--json", metavar="REPORT.json", help="write every move's and game's figures as JSON")
     parser.add_argument("--graph", metavar="EVAL.png", help="draw Win%% per ply (needs the plot extra); EVAL-N.png per game for several")
     parser.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes (default: every core)")
     parser.add_argument("--ray", metavar="ADDRESS", help="send the games to the Ray cluster at ADDRESS (needs the ray extra)")
     args = parser.parse_args(argv)
-    for name in ("nodes", "depth", "movetime", "jobs"):
+    for name in ("nodes", "depth", "movetime", "jobs", "review"):
         value = getattr(args, name)
         if value is not None and value < 1:
             parser.error(f"--{name} must be at least 1")
@@ -134,7 +137,10 @@ def analyse_command(argv):
             import ray  # noqa: F401
         except ImportError:
             parser.error("--ray needs Ray: pip install 'scacco[ray]'")
-    budget = Budget(nodes=args.nodes, depth=args.depth, movetime=args.movetime, hash_mb=args.hash)
+    if args.review > 64:
+        parser.error("--review must be in 1..64")
+    budget = Budget(nodes=args.nodes, depth=args.depth, movetime=args.movetime, hash_mb=args.hash,
+                    review=args.review)
     return analyse_file(args.pgn, budget, out=args.out, json_out=args.json, graph=args.graph,
                         jobs=args.jobs or default_jobs(), ray_address=args.ray)
 
