@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..ext._core import CoreBoard, evaluate_board, evaluation_terms
+from .accuracy import CP_SCALE
 
 __all__ = ["evaluate", "eval_table"]
 
@@ -19,7 +20,8 @@ def eval_table(board: CoreBoard) -> str:
     """The evaluation split into terms, one row each, in pawns (middlegame and endgame).
 
     Each colour's columns are from that colour's point of view; Total is white minus black.
-    The last lines give the phase, the endgame scale factor and the final score.
+    The last lines give the phase, the endgame scale factor and the final score, in Scacco's
+    raw units and on the normalised scale that `info score cp` and the analysis use.
     """
     info = evaluation_terms(board)
     rule = " " + "-" * 16 + ("+" + "-" * 15) * 3
@@ -41,4 +43,5 @@ def eval_table(board: CoreBoard) -> str:
         lines.append(" Insufficient material: the evaluation is a draw")
     lines.append(f" Final evaluation: {_pawns(info['white_score']).strip()} (white side), "
                  f"{_pawns(info['score']).strip()} (side to move)")
+    lines.append(f" Normalised (as score cp): {_pawns(round(info['white_score'] * CP_SCALE)).strip()} (white side)")
     return "\n".join(lines)

@@ -189,3 +189,22 @@ def test_an_option_can_replace_the_search_without_touching_the_loop():
     session.handle("go depth 4")
     assert stream.wait_for("bestmove") == "bestmove d2d4"
     assert calls == [(900, 4, 1)]
+
+
+def test_score_cp_is_on_the_analysis_scale_and_mates_are_not_scaled():
+    from scacco.engine.accuracy import CP_SCALE
+
+    class Scored(SlowStartSearcher):
+        def search(self, board, on_info=None, on_currmove=None, **limits):
+            on_info(Info(depth=1, score_cp=250, pv=["e2e4"]))
+            on_info(Info(depth=2, score_cp=-7, pv=["e2e4"]))
+            on_info(Info(depth=3, score_cp=None, score_mate=-3, pv=["e2e4"]))
+            return Result("e2e4")
+
+    session, stream = make_session(Scored())
+    session.handle("position startpos")
+    session.handle("go depth 3")
+    stream.wait_for("bestmove")
+    scores = [line.split(" score ")[1].split(" nodes")[0] for line in stream.lines if " score " in line]
+    assert scores == [f"cp {round(250 * CP_SCALE)}", f"cp {round(-7 * CP_SCALE)}", "mate -3"]
+    assert round(250 * CP_SCALE) != 250

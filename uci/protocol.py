@@ -208,21 +208,24 @@ def parse_setoption(line: str) -> Tuple[str, Optional[str]]:
 
 
 def format_score(score_cp: Optional[int], score_mate: Optional[int],
-                 bound: Optional[str] = None) -> str:
-    """`score cp X` or `score mate M` (M > 0: we mate in M moves), then the bound if any."""
-    text = f"score mate {score_mate}" if score_mate is not None else f"score cp {score_cp or 0}"
+                 bound: Optional[str] = None, cp_scale: float = 1.0) -> str:
+    """`score cp X` (the score times cp_scale) or `score mate M` (M > 0: we mate in M
+    moves), then the bound if any."""
+    text = (f"score mate {score_mate}" if score_mate is not None
+            else f"score cp {round((score_cp or 0) * cp_scale)}")
     return f"{text} {bound}" if bound else text
 
 
-def format_info(info) -> str:
-    """The `info` line of one SearchInfo (one iteration or one multipv line)."""
+def format_info(info, cp_scale: float = 1.0) -> str:
+    """The `info` line of one SearchInfo (one iteration or one multipv line); centipawns
+    times cp_scale."""
     parts = ["info", "depth", str(info.depth)]
     if getattr(info, "seldepth", None) is not None:
         parts += ["seldepth", str(info.seldepth)]
     if getattr(info, "multipv", None) is not None:
         parts += ["multipv", str(info.multipv)]
     if info.score_cp is not None or info.score_mate is not None:
-        parts.append(format_score(info.score_cp, info.score_mate, info.bound))
+        parts.append(format_score(info.score_cp, info.score_mate, info.bound, cp_scale))
     for name, attribute in (("nodes", "nodes"), ("nps", "nps"), ("hashfull", "hashfull"),
                             ("time", "time_ms")):
         value = getattr(info, attribute, None)
