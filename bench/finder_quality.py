@@ -3,6 +3,7 @@ checked by Stockfish (or by Scacco with 20 times the finder's nodes).
 
     python bench/finder_quality.py [--games 200] [--engine /usr/games/stockfish]
                                    [--nodes 2000000] [--scacco] [--every-pairing] [--kind K]
+                                   [--first-game K]
 
 Takes the first N games of bench/collection/games.pgn that are between a weak and a strong
 player (ratings at least 300 apart: the careless player or a named level against a stronger
@@ -38,11 +39,13 @@ WINNING_CP = 200
 MIN_GAP = 300
 
 
-def weak_strong_games(limit: int, every_pairing: bool = False):
-    """Numbers of the first `limit` games whose two ratings are at least MIN_GAP apart (or
-    of any two players with every_pairing)."""
+def weak_strong_games(limit: int, every_pairing: bool = False, first: int = 1):
+    """Numbers of the first `limit` games from game `first` on whose two ratings are at least
+    MIN_GAP apart (or of any two players with every_pairing)."""
     numbers = []
     for number, game in enumerate(read_games(str(COLLECTION / "games.pgn")), 1):
+        if number < first:
+            continue
         white, black = int(game.headers["WhiteElo"]), int(game.headers["BlackElo"])
         if every_pairing or abs(white - black) >= MIN_GAP:
             numbers.append(number)
@@ -100,11 +103,13 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=2_000_000, help="checker nodes per position")
     parser.add_argument("--every-pairing", action="store_true",
                         help="take the games of any two players, not only weak against strong")
+    parser.add_argument("--first-game", type=int, default=1,
+                        help="start at this game of the file (e.g. games the finder was not tuned on)")
     parser.add_argument("--kind", choices=["mate", "material"], help="check only this kind of puzzle")
     parser.add_argument("--scacco", action="store_true",
                         help="check with Scacco at --nodes instead (the finder uses 150000: 20x is 3000000)")
     args = parser.parse_args()
-    games = set(weak_strong_games(args.games, args.every_pairing))
+    games = set(weak_strong_games(args.games, args.every_pairing, args.first_game))
     with open(COLLECTION / "found.csv", newline="") as handle:
         puzzles = [row for row in csv.DictReader(handle) if int(row["Game"]) in games
                    and (args.kind is None or row["Kind"] == args.kind)]

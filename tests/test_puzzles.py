@@ -415,9 +415,6 @@ def is_mate_row(row) -> bool:
     return board.is_checkmate()
 
 
-@pytest.mark.xfail(strict=True, reason="the collection holds 821 of the 1000 puzzles issue 11 asks "
-                   "for, 90 of them tactics; bench/make_puzzle_collection.py resumes it (play, "
-                   "find, build), and this marker goes when it is complete")
 def test_collection_holds_a_thousand_puzzles_and_a_hundred_tactics():
     rows = collection_rows()
     assert len(rows) >= 1000
