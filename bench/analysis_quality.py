@@ -193,12 +193,14 @@ def main() -> int:
             cache[record["round"]] = record["evals"]
     games = list(read_games(str(path)))[:args.count]
     totals = {"blunder": [0, 0, 0], "mistake+": [0, 0, 0]}
+    positions = reviewed = 0
     near = [0, 0]     # our blunders the reference calls a mistake or worse, and the other way
     lines = []
     start = time.monotonic()
     for number, game in enumerate(games, 1):
         analysis = analyse_game(game, Budget(nodes=args.nodes, review=args.review), number=number)
         ours = {m.ply: m.judgement for m in analysis.moves if m.judgement}
+        positions, reviewed = positions + analysis.positions, reviewed + analysis.reviewed
         key = game.headers.get("Round", str(number))
         if key not in cache:
             evals = (stockfish_evals(game, args.sf_depth) if args.reference == "stockfish"
@@ -224,7 +226,7 @@ def main() -> int:
     ref_name = (f"Stockfish depth {args.sf_depth}" if args.reference == "stockfish"
                 else f"Scacco {args.factor}x nodes")
     print(f"{len(games)} games, ours {Budget(nodes=args.nodes, review=args.review).describe()}, "
-          f"reference {ref_name}")
+          f"reference {ref_name}; {positions} positions, {reviewed} looked at again")
     for name, (both, mine, theirs) in totals.items():
         precision = both / mine if mine else float("nan")
         recall = both / theirs if theirs else float("nan")

@@ -44,7 +44,8 @@ def main() -> int:
     start = time.perf_counter()
     single = analyse_pgn(games[0], budget, 1)
     elapsed = time.perf_counter() - start
-    print(f"one {MOVES}-move game ({single.positions} positions, {args.nodes} nodes each): "
+    print(f"one {MOVES}-move game ({single.positions} positions, {args.nodes} nodes each, "
+          f"{single.reviewed} looked at again at {budget.review}x; {single.nodes / 1e6:.1f} M nodes): "
           f"{elapsed:.2f} s, {single.positions / elapsed:.1f} positions/s, "
           f"{single.nodes / elapsed / 1e6:.2f} M nodes/s")
     rates = {}

@@ -154,4 +154,5 @@ def _light(analysis: GameAnalysis) -> GameAnalysis:
     return GameAnalysis(number=analysis.number, headers={}, fen=analysis.fen,
                         chess960=analysis.chess960, result=analysis.result, start=analysis.start,
                         moves=[], white=analysis.white, black=analysis.black,
-                        budget=analysis.budget, nodes=analysis.nodes, plies=analysis.plies)
+                        budget=analysis.budget, nodes=analysis.nodes, plies=analysis.plies,
+                        reviewed=analysis.reviewed)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from . import accuracy as acc
 from .accuracy import Eval
@@ -155,6 +155,7 @@ class GameAnalysis:
     budget: Budget = Budget()
     nodes: int = 0
     plies: int = 0                   # the number of moves (kept when `moves` is dropped)
+    reviewed: int = 0                # positions searched again on the second look
 
     @property
     def positions(self) -> int:
@@ -205,13 +206,13 @@ def _side_report(moves: List[MoveAnalysis], white: bool, accuracy: Optional[floa
                       blunders=count(acc.BLUNDER))
 
 
-def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: list) -> int:
+def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: list) -> Tuple[int, int]:
     """Searches again, at the review budget, both positions of every move that drops at
     least REVIEW_DROP on the first pass and that is not the engine's choice; replaces their
-    entries in evaluations (in place).  Returns the nodes spent."""
+    entries in evaluations (in place).  Returns (positions searched again, nodes spent)."""
     limits = budget.review_limits()
     if limits is None:
-        return 0
+        return 0, 0
     again = set()
     for index, node in enumerate(game.moves):
         before, best, _, position = evaluations[index]
@@ -224,7 +225,7 @@ def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: li
         evaluation, best, line, spent = evaluate_position(searcher, position, budget, limits)
         evaluations[index] = (evaluation, best, line, position)
         nodes += spent
-    return nodes
+    return len(again), nodes
 
 
 def analyse_game(game: Game, budget: Budget = Budget(), *, number: int = 1,
@@ -255,7 +256,8 @@ def analyse_game(game: Game, budget: Budget = Budget(), *, number: int = 1,
             on_position()
         if index < len(game.moves):
             board.push_uci(game.moves[index].uci)
-    total_nodes += _second_look(searcher, game, budget, evaluations)
+    reviewed, review_nodes = _second_look(searcher, game, budget, evaluations)
+    total_nodes += review_nodes
 
     moves: List[MoveAnalysis] = []
     win_percents = [acc.eval_win_percent(evaluations[0][0])]
@@ -286,7 +288,7 @@ def analyse_game(game: Game, budget: Budget = Budget(), *, number: int = 1,
                         chess960=game.chess960, result=game.result, start=evaluations[0][0],
                         moves=moves, white=_side_report(moves, True, white_accuracy),
                         black=_side_report(moves, False, black_accuracy), budget=budget,
-                        nodes=total_nodes, plies=len(moves))
+                        nodes=total_nodes, plies=len(moves), reviewed=reviewed)
 
 
 def analyse_pgn(text: str, budget: Budget = Budget(), number: int = 1,
@@ -318,7 +320,8 @@ def _side_line(name: str, side: SideReport) -> str:
 def game_report(analysis: GameAnalysis) -> str:
     """The text report of one game: per side accuracy, ACPL and counts, then the judged
     moves (`14... Qxb2?? (-4.1) Best: Rd8`), evaluations after the move, White's view."""
-    lines = [_title(analysis), f"  {analysis.budget.describe()}, {analysis.positions} positions",
+    lines = [_title(analysis), f"  {analysis.budget.describe()}, {analysis.positions} positions"
+             + (f", {analysis.reviewed} looked at again" if analysis.reviewed else ""),
              _side_line("White", analysis.white), _side_line("Black", analysis.black)]
     for move in analysis.moves:
         if move.judgement is not None:

@@ -170,6 +170,7 @@ def test_second_look_searches_around_a_big_drop_again_and_judges_on_it():
         searcher = ScriptedSearcher(scores)
         analysis = analyse_game(game, Budget(nodes=NODES, review=review), searcher=searcher)
         looked_again = [fens.index(fen) for fen, nodes in searcher.calls if nodes != NODES]
+        assert analysis.reviewed == len(looked_again)
         if review == 1:
             assert looked_again == []
         else:
