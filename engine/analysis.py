@@ -10,8 +10,9 @@ its judgement (lichess's rules); per side the game accuracy, the average centipa
 the counts of inaccuracies, mistakes and blunders.
 
 A second look.  A move whose drop in the mover's winning chances is at least REVIEW_DROP
-(0.15: a mistake or worse, or an inaccuracy near the mistake line) on the first pass has the
-positions before and after it searched again with Budget.review times the budget (4x nodes
+(0.15: a mistake or worse, or an inaccuracy near the mistake line) on the first pass, or that
+a mate rule judges (a forced mate walked into or let go), has the positions before and after
+it searched again with Budget.review times the budget (4x nodes
 or movetime, depth + 2; review=1 turns it off), on the same table, in game order, and the
 judgements are then made from the deeper evaluations.  A search at the budget misjudges a few
 such moves either way (a tactic seen only a little deeper, or a refutation it did not yet
@@ -207,8 +208,9 @@ def _side_report(moves: List[MoveAnalysis], white: bool, accuracy: Optional[floa
 
 
 def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: list) -> Tuple[int, int]:
-    """Searches again, at the review budget, both positions of every move that drops at
-    least REVIEW_DROP on the first pass and that is not the engine's choice; replaces their
+    """Searches again, at the review budget, both positions of every move that is not the
+    engine's choice and that, on the first pass, drops at least REVIEW_DROP or is judged by
+    a mate rule (a mate walked into or let go); replaces their
     entries in evaluations (in place).  Returns (positions searched again, nodes spent)."""
     limits = budget.review_limits()
     if limits is None:
@@ -216,8 +218,11 @@ def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: li
     again = set()
     for index, node in enumerate(game.moves):
         before, best, _, position = evaluations[index]
-        after = evaluations[index + 1][0]
-        if node.uci != best and acc.winning_chance_drop(before, after, bool(position.turn)) >= REVIEW_DROP:
+        after, white = evaluations[index + 1][0], bool(position.turn)
+        if node.uci == best:
+            continue
+        if (acc.winning_chance_drop(before, after, white) >= REVIEW_DROP
+                or acc.judge(before, after, white)[1] is not None):
             again.update((index, index + 1))
     nodes = 0
     for index in sorted(again):

@@ -121,8 +121,9 @@ def test_facts_per_move_agree_with_python_chess_and_the_formulas():
 
 class ScriptedSearcher:
     """Stands in for Searcher: every position scores 0, except the ones in `scores`, which
-    map a FEN to (centipawns at the budget, centipawns at more than the budget), the side to
-    move's view; it records the nodes asked for each position."""
+    map a FEN to (score at the budget, score at more than the budget), the side to move's
+    view: centipawns, or ("mate", n) for mate in n; it records the nodes asked for each
+    position."""
 
     def __init__(self, scores):
         self.scores, self.calls = scores, []
@@ -135,8 +136,10 @@ class ScriptedSearcher:
         fen = board.fen()
         self.calls.append((fen, nodes))
         first, deeper = self.scores.get(fen, (0, 0))
-        return SearchResult(best_move="a1a1", ponder_move=None, score_cp=first if nodes == NODES else deeper,
-                            score_mate=None, pv=[], nodes=nodes)
+        score = first if nodes == NODES else deeper
+        mate = score[1] if isinstance(score, tuple) else None
+        return SearchResult(best_move="a1a1", ponder_move=None, score_cp=None if mate else score,
+                            score_mate=mate, pv=[], nodes=nodes)
 
 
 def test_second_look_searches_around_a_big_drop_again_and_judges_on_it():
@@ -187,6 +190,29 @@ def test_second_look_searches_around_a_big_drop_again_and_judges_on_it():
             assert analysis.moves[4].after.cp == -normal(20) == analysis.moves[5].before.cp
             assert [m.judgement for m in analysis.moves][4:12] == [
                 None, None, None, None, None, "blunder", "blunder", None]
+
+
+def test_second_look_covers_moves_judged_by_the_mate_rules():
+    game = read(SHORT)
+    board = chess.Board()
+    fens = [board.fen()]
+    for move in game.moves:
+        board.push_uci(move.uci)
+        fens.append(board.fen())
+    # before ply 12 its mover is -800 (a winning-chance drop from there to being mated is
+    # under 0.15), and after it the side to move mates in 2 on the first look only
+    scores = {fens[12]: (-800, -800), fens[13]: (("mate", 2), 50)}
+    fall = winning_chances(-round(800 * acc.CP_SCALE)) - winning_chances(-1000)
+    assert 0 < fall < 0.15
+    first = analyse_game(game, Budget(nodes=NODES, review=1), searcher=ScriptedSearcher(scores))
+    # lichess's MateAdvice: walking into a mate from -7.00 (normalised) or better is a blunder
+    assert -700 <= -round(800 * acc.CP_SCALE)
+    assert first.moves[12].judgement == acc.BLUNDER and first.moves[12].mate_sequence == acc.MATE_CREATED
+    searcher = ScriptedSearcher(scores)
+    second = analyse_game(game, Budget(nodes=NODES, review=4), searcher=searcher)
+    # ply 12 (the mate walked into) and ply 13 (the mate let go, to 0) are looked at again
+    assert [fens.index(fen) for fen, nodes in searcher.calls if nodes != NODES] == [12, 13, 14]
+    assert second.moves[12].after.cp == -round(50 * acc.CP_SCALE) and second.moves[12].mate_sequence is None
 
 
 def test_same_result_with_a_reused_searcher_and_across_processes():
