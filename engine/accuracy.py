@@ -143,9 +143,15 @@ def move_accuracy(win_before: float, win_after: float) -> float:
 
 
 def winning_chance_drop(before: Eval, after: Eval, white_moved: bool) -> float:
-    """The mover's drop in winning chances (-2..2) from before to after (White's view), a
-    forced mate counted as the centipawn ceiling."""
-    change = winning_chances(before.as_cp()) - winning_chances(after.as_cp())
+    """The mover's drop in winning chances (-2..2) from before to after (White's view):
+    centipawns unclamped, as judge_cp (lichess's CpAdvice) takes them, and a forced mate as
+    chances of +-1."""
+    def chances(evaluation: Eval) -> float:
+        if evaluation.mate is not None:
+            return float(evaluation.mate_sign)
+        return winning_chances(evaluation.cp or 0)
+
+    change = chances(before) - chances(after)
     return change if white_moved else -change
 
 

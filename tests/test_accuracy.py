@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from scacco.engine import accuracy as acc
 from scacco.engine.accuracy import (BLUNDER, INACCURACY, MATE_CREATED, MATE_LOST, MISTAKE, Eval,
                                     average_centipawn_loss, centipawn_loss, eval_win_percent,
                                     game_accuracy, harmonic_mean, judge, move_accuracy,
@@ -163,3 +164,18 @@ def test_eval_texts():
     assert Eval(mate=-3).pgn() == "#-3"
     assert Eval(mate=2).pgn() == "#2"
     assert Eval(cp=-410).short() == "-4.1"
+
+
+def test_winning_chance_drop_takes_centipawns_unclamped_and_mates_as_one():
+    def chances(cp):   # lichess's winningChances, by hand
+        return 2 / (1 + math.exp(-0.00368208 * cp)) - 1
+
+    # +12.90 -> +4.50 for White is a drop of about 0.30 (lila's CpAdvice does not clamp)
+    assert acc.winning_chance_drop(Eval(cp=1290), Eval(cp=450), True) == pytest.approx(chances(1290) - chances(450))
+    assert acc.winning_chance_drop(Eval(cp=1290), Eval(cp=450), True) == pytest.approx(0.3032, abs=1e-4)
+    # the same move by Black is a gain of as much
+    assert acc.winning_chance_drop(Eval(cp=1290), Eval(cp=450), False) == pytest.approx(chances(450) - chances(1290))
+    # White's mate in 2 given up for 0.00: all of White's winning chances
+    assert acc.winning_chance_drop(Eval(mate=2), Eval(cp=0), True) == pytest.approx(1.0)
+    # Black, at -1.00, walks into being mated: from -chances(100) to -1 (Black's view)
+    assert acc.winning_chance_drop(Eval(cp=100), Eval(mate=3), False) == pytest.approx(1.0 - chances(100))
