@@ -23,6 +23,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 
 __all__ = [
     "Eval", "CP_SCALE", "CP_CEILING", "WIN_MULTIPLIER", "INACCURACY", "MISTAKE", "BLUNDER",
+    "BLUNDER_DROP", "MISTAKE_DROP", "INACCURACY_DROP",
     "JUDGEMENT_THRESHOLDS", "MATE_CREATED", "MATE_LOST", "MATE_DELAYED", "NAGS",
     "winning_chances", "winning_chance_drop", "win_percent", "eval_win_percent", "move_accuracy", "judge_cp",
     "judge_mate", "judge", "centipawn_loss", "mean", "weighted_mean", "harmonic_mean",
@@ -51,7 +52,9 @@ ACCURACY_B = -3.1669
 INACCURACY = "inaccuracy"
 MISTAKE = "mistake"
 BLUNDER = "blunder"
-JUDGEMENT_THRESHOLDS: Tuple[Tuple[float, str], ...] = ((0.3, BLUNDER), (0.2, MISTAKE), (0.1, INACCURACY))
+BLUNDER_DROP, MISTAKE_DROP, INACCURACY_DROP = 0.3, 0.2, 0.1
+JUDGEMENT_THRESHOLDS: Tuple[Tuple[float, str], ...] = (
+    (BLUNDER_DROP, BLUNDER), (MISTAKE_DROP, MISTAKE), (INACCURACY_DROP, INACCURACY))
 NAGS = {INACCURACY: 6, MISTAKE: 2, BLUNDER: 4}      # ?!  ?  ??
 GLYPHS = {INACCURACY: "?!", MISTAKE: "?", BLUNDER: "??"}
 

@@ -12,13 +12,15 @@ the counts of inaccuracies, mistakes and blunders.
 A second look.  A move whose drop in the mover's winning chances is at least REVIEW_DROP
 (0.15: a mistake or worse, or an inaccuracy near the mistake line) on the first pass, or that
 a mate rule judges (a forced mate walked into or let go), has the positions before and after
-it searched again with Budget.review times the budget (4x nodes
-or movetime, depth + 2; review=1 turns it off), on the same table, in game order, and the
-judgements are then made from the deeper evaluations.  A search at the budget misjudges a few
-such moves either way (a tactic seen only a little deeper, or a refutation it did not yet
-find); the second look costs a few positions a game and is what makes the blunders agree
+it searched again with Budget.review times the budget (4x nodes or movetime, depth + 2;
+review=1 turns it off), on the same table, in game order.  A third look, at Budget.review
+squared (16x), takes the moves whose drop after the second look lies within REVIEW_BORDER
+(0.05) of the mistake or the blunder line, where a little more depth decides the class.  The
+judgements are then made from the deepest evaluations.  A search at the budget misjudges a
+few such moves either way (a tactic seen only a little deeper, or a refutation it did not
+yet find); the extra looks cost a few positions a game and are what makes the blunders agree
 with a much deeper search (bench/analysis_quality.py, the README).  With a node or depth
-budget it is as deterministic as the first pass.
+budget they are as deterministic as the first pass.
 
 `analyse_pgn(text, budget, number)` is the same on one game's PGN text: a plain function of
 (PGN text, budget), which local worker processes and Ray tasks both call (engine/batch.py).
@@ -49,6 +51,9 @@ DEFAULT_NODES = 150_000
 # chances (-1..1) are searched again at Budget.review times the budget.
 REVIEW_DROP = 0.15
 DEFAULT_REVIEW = 4
+# ... and those whose drop is then within this of the mistake or blunder line again at
+# Budget.review squared.
+REVIEW_BORDER = 0.05
 # A mistake's or blunder's variation in the annotated PGN shows this much of the best line.
 MAX_VARIATION_PLIES = 10
 JUDGEMENT_NAMES = {acc.INACCURACY: "Inaccuracy", acc.MISTAKE: "Mistake", acc.BLUNDER: "Blunder"}
@@ -78,16 +83,12 @@ class Budget:
             return {"hard_time": self.movetime * factor}
         return {"nodes": (self.nodes if self.nodes is not None else DEFAULT_NODES) * factor}
 
-    def review_limits(self) -> Optional[Dict[str, int]]:
-        """The second look's limits, or None when it is off."""
-        return self.limits(self.review) if self.review > 1 else None
-
     def describe(self) -> str:
         key, value = next(iter(self.limits().items()))
         text = {"depth": f"depth {value}", "hard_time": f"{value} ms",
                 "nodes": f"{value} nodes"}[key] + " per position"
         if self.review > 1:
-            text += f", {self.review}x on a second look"
+            text += f", {self.review}x on a second look, {self.review ** 2}x on a third"
         return text
 
 
@@ -207,15 +208,30 @@ def _side_report(moves: List[MoveAnalysis], white: bool, accuracy: Optional[floa
                       blunders=count(acc.BLUNDER))
 
 
+def _looked_at(searcher: Searcher, budget: Budget, evaluations: list, indices, factor: int) -> int:
+    """Searches the positions at indices (in order) at factor times the budget and replaces
+    their entries in evaluations; returns the nodes spent."""
+    limits = budget.limits(factor)
+    nodes = 0
+    for index in sorted(indices):
+        position = evaluations[index][3]
+        evaluation, best, line, spent = evaluate_position(searcher, position, budget, limits)
+        evaluations[index] = (evaluation, best, line, position)
+        nodes += spent
+    return nodes
+
+
+def _near_a_line(drop: float) -> bool:
+    """A drop this close to the mistake or the blunder line could fall on either side."""
+    return any(abs(drop - line) < REVIEW_BORDER for line in (acc.MISTAKE_DROP, acc.BLUNDER_DROP))
+
+
 def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: list) -> Tuple[int, int]:
-    """Searches again, at the review budget, both positions of every move that is not the
-    engine's choice and that, on the first pass, drops at least REVIEW_DROP or is judged by
-    a mate rule (a mate walked into or let go); replaces their
-    entries in evaluations (in place).  Returns (positions searched again, nodes spent)."""
-    limits = budget.review_limits()
-    if limits is None:
+    """The second and third looks (see the module docstring) on evaluations, in place.
+    Returns (positions searched again, nodes spent)."""
+    if budget.review <= 1:
         return 0, 0
-    again = set()
+    looks = [set(), set()]
     for index, node in enumerate(game.moves):
         before, best, _, position = evaluations[index]
         after, white = evaluations[index + 1][0], bool(position.turn)
@@ -223,14 +239,16 @@ def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: li
             continue
         if (acc.winning_chance_drop(before, after, white) >= REVIEW_DROP
                 or acc.judge(before, after, white)[1] is not None):
-            again.update((index, index + 1))
-    nodes = 0
-    for index in sorted(again):
-        position = evaluations[index][3]
-        evaluation, best, line, spent = evaluate_position(searcher, position, budget, limits)
-        evaluations[index] = (evaluation, best, line, position)
-        nodes += spent
-    return len(again), nodes
+            looks[0].update((index, index + 1))
+    nodes = _looked_at(searcher, budget, evaluations, looks[0], budget.review)
+    for index, node in enumerate(game.moves):
+        before, best, _, position = evaluations[index]
+        after = evaluations[index + 1][0]
+        if (index in looks[0] and node.uci != best and before.mate is None and after.mate is None
+                and _near_a_line(acc.winning_chance_drop(before, after, bool(position.turn)))):
+            looks[1].update((index, index + 1))
+    nodes += _looked_at(searcher, budget, evaluations, looks[1], budget.review ** 2)
+    return len(looks[0] | looks[1]), nodes
 
 
 def analyse_game(game: Game, budget: Budget = Budget(), *, number: int = 1,

@@ -135,8 +135,9 @@ class ScriptedSearcher:
         from scacco.engine.search import SearchResult
         fen = board.fen()
         self.calls.append((fen, nodes))
-        first, deeper = self.scores.get(fen, (0, 0))
-        score = first if nodes == NODES else deeper
+        scores = self.scores.get(fen, (0, 0))
+        # at the budget, at 4x, at 16x (the last one given also for deeper looks)
+        score = scores[min(len(scores) - 1, {NODES: 0, 4 * NODES: 1}.get(nodes, 2))]
         mate = score[1] if isinstance(score, tuple) else None
         return SearchResult(best_move="a1a1", ponder_move=None, score_cp=None if mate else score,
                             score_mate=mate, pv=[], nodes=nodes)
@@ -190,6 +191,31 @@ def test_second_look_searches_around_a_big_drop_again_and_judges_on_it():
             assert analysis.moves[4].after.cp == -normal(20) == analysis.moves[5].before.cp
             assert [m.judgement for m in analysis.moves][4:12] == [
                 None, None, None, None, None, "blunder", "blunder", None]
+
+
+def test_third_look_at_16x_for_drops_near_the_blunder_line():
+    game = read(SHORT)
+    board = chess.Board()
+    fens = [board.fen()]
+    for move in game.moves:
+        board.push_uci(move.uci)
+        fens.append(board.fen())
+    normal = lambda cp: round(cp * acc.CP_SCALE)  # noqa: E731
+    # after ply 6 the side to move is +500 at the budget, +X at 4x with X normalised just
+    # above the blunder line's centipawns (a drop within 0.05 of 0.3), and +100 at 16x
+    x = next(cp for cp in range(100, 600) if 0.3 <= winning_chances(normal(cp)) < 0.35)
+    scores = {fens[7]: (500, x, 100)}
+    searcher = ScriptedSearcher(scores)
+    analysis = analyse_game(game, Budget(nodes=NODES, review=4), searcher=searcher)
+    deeper = [(fens.index(fen), nodes // NODES) for fen, nodes in searcher.calls if nodes != NODES]
+    # second look: plies 6 and 7 (to and from +500): positions 6, 7, 8 at 4x; then ply 6
+    # (drop just over 0.3) and ply 7 (the same drop back) are near the line: 6, 7, 8 at 16x
+    assert abs(winning_chances(normal(x)) - 0.3) < 0.05
+    assert deeper == [(6, 4), (7, 4), (8, 4), (6, 16), (7, 16), (8, 16)]
+    assert analysis.reviewed == 3
+    fall = winning_chances(normal(100))
+    assert analysis.moves[6].after.cp == -normal(100)
+    assert analysis.moves[6].judgement == ("mistake" if fall >= 0.2 else "inaccuracy" if fall >= 0.1 else None)
 
 
 def test_second_look_covers_moves_judged_by_the_mate_rules():

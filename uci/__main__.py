@@ -117,7 +117,8 @@ def analyse_command(argv):
     parser.add_argument("--hash", type=int, default=16, metavar="MB", help="hash per game (default 16)")
     parser.add_argument("--review", type=int, default=DEFAULT_REVIEW, metavar="F",
                         help=f"search the positions around a move that loses %.2f winning chances or more "
-                             f"again at F times the budget (default {DEFAULT_REVIEW}; 1: no second look)" % REVIEW_DROP)
+                             f"again at F times the budget, and those still near the mistake or blunder "
+                             f"line at F*F times (default {DEFAULT_REVIEW}; 1: no second look)" % REVIEW_DROP)
     parser.add_argument("--out", metavar="ANNOTATED.pgn", help="write the games with evaluations, NAGs and best lines")
     parser.add_argument("--json", metavar="REPORT.json", help="write every move's and game's figures as JSON")
     parser.add_argument("--graph", metavar="EVAL.png", help="draw Win%% per ply (needs the plot extra); EVAL-N.png per game for several")
@@ -137,8 +138,8 @@ def analyse_command(argv):
             import ray  # noqa: F401
         except ImportError:
             parser.error("--ray needs Ray: pip install 'scacco[ray]'")
-    if args.review > 64:
-        parser.error("--review must be in 1..64")
+    if args.review > 16:
+        parser.error("--review must be in 1..16")
     budget = Budget(nodes=args.nodes, depth=args.depth, movetime=args.movetime, hash_mb=args.hash,
                     review=args.review)
     return analyse_file(args.pgn, budget, out=args.out, json_out=args.json, graph=args.graph,
