@@ -1,10 +1,12 @@
 """How fast is `scacco analyse`?  One 40-move game on one core, and the throughput of one job
 against --jobs N.
 
-The games are the shared Kasparov - Deep Blue 1997 match, each cut to its first 40 moves
-(81 positions), analysed at the default node budget (or --nodes).
+The games are the shared Kasparov - Deep Blue 1997 match (or those of --pgn FILE that are
+long enough), each cut to its first 40 moves (81 positions), analysed at the default node
+budget (or --nodes) with its second and third looks; the line says how many positions were
+looked at again.
 
-    python bench/analysis_speed.py [--nodes N] [--games 4] [--jobs 2]
+    python bench/analysis_speed.py [--nodes N] [--games 4] [--jobs 2] [--pgn FILE]
 
 Targets: the single game in at most 15 s; --jobs 2 at least 1.8x the positions per second
 of one job (on a machine with two free cores).
@@ -24,12 +26,14 @@ from tests.shared import shared_dir  # noqa: E402
 MOVES = 40
 
 
-def forty_move_games(count):
+def forty_move_games(count, path=None):
     games = []
-    for game in read_games(shared_dir() / "data" / "pgn" / "kasparov-deep-blue-1997.pgn"):
+    for game in read_games(str(path or shared_dir() / "data" / "pgn" / "kasparov-deep-blue-1997.pgn")):
         if len(game.moves) >= 2 * MOVES:
             game.moves = game.moves[:2 * MOVES]
             games.append(str(game))
+            if len(games) == count:
+                break
     return (games * count)[:count]
 
 
@@ -38,9 +42,11 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=DEFAULT_NODES)
     parser.add_argument("--games", type=int, default=4, help="games for the throughput runs")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--pgn", help="take the games of 40 moves or more from this file instead "
+                                      "(e.g. bench/collection/games.pgn: weak players, many blunders)")
     args = parser.parse_args()
     budget = Budget(nodes=args.nodes)
-    games = forty_move_games(max(args.games, 1))
+    games = forty_move_games(max(args.games, 1), args.pgn)
     start = time.perf_counter()
     single = analyse_pgn(games[0], budget, 1)
     elapsed = time.perf_counter() - start

@@ -9,14 +9,17 @@ engine/accuracy.py), the engine's best move and line in SAN, Win%, the move's ac
 its judgement (lichess's rules); per side the game accuracy, the average centipawn loss and
 the counts of inaccuracies, mistakes and blunders.
 
-A second look.  A move whose drop in the mover's winning chances is at least REVIEW_DROP
-(0.15: a mistake or worse, or an inaccuracy near the mistake line) on the first pass, or that
-a mate rule judges (a forced mate walked into or let go), has the positions before and after
-it searched again with Budget.review times the budget (4x nodes or movetime, depth + 2;
-review=1 turns it off), on the same table, in game order.  A third look, at Budget.review
-squared (16x), takes the moves whose drop after the second look lies within REVIEW_BORDER
-(0.05) of the mistake or the blunder line, where a little more depth decides the class.  The
-judgements are then made from the deepest evaluations.  A search at the budget misjudges a
+A second look.  A move that a mate rule judges on the first pass (a forced mate walked into
+or let go), or whose drop in the mover's winning chances is at least REVIEW_DROP (0.15) and
+below REVIEW_CEILING (0.5) -- near the mistake and blunder lines, where the class can turn on
+a little depth -- has the positions before and after it searched again with Budget.review
+times the budget (4x nodes or movetime, depth + 2; review=1 turns it off), on the same table.
+A third look, at Budget.review squared (16x), takes the moves of the second whose drop then
+lies within REVIEW_BORDER (0.1) of either line.  The mate-rule moves go first, then the
+moves nearest a line; all the looks of a game together stop at REVIEW_SHARE (1.0) times the
+first pass (a look at 4x counts as four positions), so a game costs at most twice its first
+pass however many blunders it holds.  The judgements are then made from the deepest
+evaluations.  A search at the budget misjudges a
 few such moves either way (a tactic seen only a little deeper, or a refutation it did not
 yet find); the extra looks cost a few positions a game and are what makes the blunders agree
 with a much deeper search (bench/analysis_quality.py, the README).  With a node or depth
@@ -47,13 +50,15 @@ __all__ = ["Budget", "MoveAnalysis", "SideReport", "GameAnalysis", "AnalysisErro
 # on one unloaded core of the test machine (bench/analysis_speed.py measures it;
 # bench/analysis_quality.py compares its blunders with Stockfish's, see the README).
 DEFAULT_NODES = 150_000
-# The second look (see the module docstring): moves that drop at least this much winning
-# chances (-1..1) are searched again at Budget.review times the budget.
+# The second look (see the module docstring): moves that drop at least REVIEW_DROP and less
+# than REVIEW_CEILING winning chances (-1..1) are searched again at Budget.review times the
+# budget; those whose drop is then within REVIEW_BORDER of the mistake or blunder line again
+# at Budget.review squared; all within REVIEW_SHARE times the first pass's searches.
 REVIEW_DROP = 0.15
+REVIEW_CEILING = 0.5
+REVIEW_BORDER = 0.1
+REVIEW_SHARE = 1.0
 DEFAULT_REVIEW = 4
-# ... and those whose drop is then within this of the mistake or blunder line again at
-# Budget.review squared.
-REVIEW_BORDER = 0.05
 # A mistake's or blunder's variation in the annotated PGN shows this much of the best line.
 MAX_VARIATION_PLIES = 10
 JUDGEMENT_NAMES = {acc.INACCURACY: "Inaccuracy", acc.MISTAKE: "Mistake", acc.BLUNDER: "Blunder"}
@@ -208,22 +213,9 @@ def _side_report(moves: List[MoveAnalysis], white: bool, accuracy: Optional[floa
                       blunders=count(acc.BLUNDER))
 
 
-def _looked_at(searcher: Searcher, budget: Budget, evaluations: list, indices, factor: int) -> int:
-    """Searches the positions at indices (in order) at factor times the budget and replaces
-    their entries in evaluations; returns the nodes spent."""
-    limits = budget.limits(factor)
-    nodes = 0
-    for index in sorted(indices):
-        position = evaluations[index][3]
-        evaluation, best, line, spent = evaluate_position(searcher, position, budget, limits)
-        evaluations[index] = (evaluation, best, line, position)
-        nodes += spent
-    return nodes
-
-
-def _near_a_line(drop: float) -> bool:
-    """A drop this close to the mistake or the blunder line could fall on either side."""
-    return any(abs(drop - line) < REVIEW_BORDER for line in (acc.MISTAKE_DROP, acc.BLUNDER_DROP))
+def _near_a_line(drop: float) -> float:
+    """How far a drop lies from the nearer of the mistake and blunder lines."""
+    return min(abs(drop - line) for line in (acc.MISTAKE_DROP, acc.BLUNDER_DROP))
 
 
 def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: list) -> Tuple[int, int]:
@@ -231,24 +223,52 @@ def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: li
     Returns (positions searched again, nodes spent)."""
     if budget.review <= 1:
         return 0, 0
-    looks = [set(), set()]
-    for index, node in enumerate(game.moves):
-        before, best, _, position = evaluations[index]
-        after, white = evaluations[index + 1][0], bool(position.turn)
-        if node.uci == best:
-            continue
-        if (acc.winning_chance_drop(before, after, white) >= REVIEW_DROP
-                or acc.judge(before, after, white)[1] is not None):
-            looks[0].update((index, index + 1))
-    nodes = _looked_at(searcher, budget, evaluations, looks[0], budget.review)
-    for index, node in enumerate(game.moves):
-        before, best, _, position = evaluations[index]
-        after = evaluations[index + 1][0]
-        if (index in looks[0] and node.uci != best and before.mate is None and after.mate is None
-                and _near_a_line(acc.winning_chance_drop(before, after, bool(position.turn)))):
-            looks[1].update((index, index + 1))
-    nodes += _looked_at(searcher, budget, evaluations, looks[1], budget.review ** 2)
-    return len(looks[0] | looks[1]), nodes
+    allowance = [REVIEW_SHARE * len(evaluations)]     # in searches at the budget
+    looked = {}                                        # position -> the factor it was searched at
+    nodes = 0
+
+    def candidates(select):
+        """(distance from a line, ply) of the moves that select(before, after, white) picks."""
+        out = []
+        for index, node in enumerate(game.moves):
+            before, best, _, position = evaluations[index]
+            after, white = evaluations[index + 1][0], bool(position.turn)
+            if node.uci != best:
+                key = select(before, after, white)
+                if key is not None:
+                    out.append((key, index))
+        return sorted(out)
+
+    def look(plies, factor):
+        nonlocal nodes
+        limits = budget.limits(factor)
+        for _, index in plies:
+            todo = [at for at in (index, index + 1) if looked.get(at, 1) < factor]
+            if allowance[0] < len(todo) * factor:
+                return
+            allowance[0] -= len(todo) * factor
+            for at in todo:
+                position = evaluations[at][3]
+                evaluation, best, line, spent = evaluate_position(searcher, position, budget, limits)
+                evaluations[at] = (evaluation, best, line, position)
+                nodes += spent
+                looked[at] = factor
+
+    def second(before, after, white):
+        if acc.judge(before, after, white)[1] is not None:
+            return 0.0                       # a mate rule: first
+        drop = acc.winning_chance_drop(before, after, white)
+        return _near_a_line(drop) if REVIEW_DROP <= drop < REVIEW_CEILING else None
+
+    def third(before, after, white):
+        if before.mate is not None or after.mate is not None:
+            return None
+        distance = _near_a_line(acc.winning_chance_drop(before, after, white))
+        return distance if distance < REVIEW_BORDER else None
+
+    look(candidates(second), budget.review)
+    look([c for c in candidates(third) if c[1] in looked], budget.review ** 2)
+    return len(looked), nodes
 
 
 def analyse_game(game: Game, budget: Budget = Budget(), *, number: int = 1,

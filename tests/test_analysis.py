@@ -15,7 +15,7 @@ import chess.pgn
 import pytest
 
 from scacco.engine import accuracy as acc
-from scacco.engine.analysis import (Budget, analyse_game, analyse_pgn, annotated_pgn,
+from scacco.engine.analysis import (REVIEW_BORDER, Budget, analyse_game, analyse_pgn, annotated_pgn,
                                     game_report)
 from scacco.engine.batch import Failure, run_local
 from scacco.engine.pgn import read_game
@@ -143,79 +143,114 @@ class ScriptedSearcher:
                             score_mate=mate, pv=[], nodes=nodes)
 
 
-def test_second_look_searches_around_a_big_drop_again_and_judges_on_it():
-    game = read(SHORT)
+def long_game(plies=80):
+    """A legal game of `plies` moves (python-chess picks them by a fixed rule), as PGN, and
+    the FEN of every position."""
     board = chess.Board()
-    fens = [board.fen()]
-    for move in game.moves:
-        board.push_uci(move.uci)
+    fens, sans = [board.fen()], []
+    for ply in range(plies):
+        moves = sorted(board.legal_moves, key=lambda m: m.uci())
+        move = moves[(7 * ply + 3) % len(moves)]
+        sans.append(board.san(move))
+        board.push(move)
         fens.append(board.fen())
-    # (first look, deeper look), the side to move's centipawns; every other position is 0.
-    # After ply 4 the side to move is +400 on the first look and +20 deeper; after ply 9,
-    # +150 first and +400 deeper; after ply 11, +30 first (drops under 0.15 on both sides:
-    # no second look) and +400 deeper.
-    scores = {fens[5]: (400, 20), fens[10]: (150, 400), fens[12]: (30, 400)}
-    normal = lambda cp: round(cp * acc.CP_SCALE)  # noqa: E731
+    assert not board.is_game_over()
+    body = " ".join((f"{i // 2 + 1}. " if i % 2 == 0 else "") + san for i, san in enumerate(sans))
+    return read('[Event "long"]\n[Result "*"]\n\n' + body + " *\n"), fens
 
-    def drops(view):
-        # the mover's drop at ply k: its own view before (view[k]) minus after (-view[k + 1])
-        return [winning_chances(normal(view[k])) - winning_chances(-normal(view[k + 1]))
-                for k in range(len(view) - 1)]
 
+def normal(cp):
+    return round(cp * acc.CP_SCALE)
+
+
+def cp_for_chances(target):
+    """The smallest raw centipawns whose normalised winning chances reach target."""
+    return next(cp for cp in range(0, 3000) if winning_chances(normal(cp)) >= target)
+
+
+def judgement_of(fall):
+    return ("blunder" if fall >= 0.3 else "mistake" if fall >= 0.2 else
+            "inaccuracy" if fall >= 0.1 else None)
+
+
+def drops(view):
+    # the mover's drop at ply k: its own view before (view[k]) minus after (-view[k + 1])
+    return [winning_chances(normal(view[k])) - winning_chances(-normal(view[k + 1]))
+            for k in range(len(view) - 1)]
+
+
+def test_second_look_searches_around_drops_near_the_lines_again_and_judges_on_it():
+    game, fens = long_game()
+    a, b = cp_for_chances(0.26), cp_for_chances(0.17)
+    # (first look, 4x), the side to move's centipawns; every other position is 0.  Drops of
+    # 0.26 (into and out of position 5) and 0.17 (position 10) are in the band 0.15..0.5;
+    # 30 cp (position 12) is below it, and +600 (position 20, 0.6) above it
+    scores = {fens[5]: (a, 20), fens[10]: (b, 400), fens[12]: (30, 400), fens[20]: (600, 0)}
     first = [scores.get(fen, (0, 0))[0] for fen in fens]
-    deeper = [scores.get(fen, (0, 0))[1] for fen in fens]
     first_drops = drops(first)
-    # by hand: plies 4, 5 (back to 0 from +400), 9 and 10 drop 0.15 or more, 11 and 12 less
-    assert [k for k, d in enumerate(first_drops) if d >= 0.15] == [4, 5, 9, 10]
-    assert 0 < first_drops[11] < 0.15
-    reviewed = [4, 5, 6, 9, 10, 11]
-    final = [deeper[k] if k in reviewed else first[k] for k in range(len(fens))]
-    for review, expected_drops in ((1, first_drops), (4, drops(final))):
+    assert [k for k, d in enumerate(first_drops) if 0.15 <= d < 0.5] == [4, 5, 9, 10]
+    assert first_drops[19] >= 0.5 and 0 < first_drops[11] < 0.15
+    for review in (1, 4):
         searcher = ScriptedSearcher(scores)
         analysis = analyse_game(game, Budget(nodes=NODES, review=review), searcher=searcher)
         looked_again = [fens.index(fen) for fen, nodes in searcher.calls if nodes != NODES]
         assert analysis.reviewed == len(looked_again)
         if review == 1:
             assert looked_again == []
+            expected = first_drops
         else:
-            # the first pass, then the second look at 4x, in game order, and nothing else
-            assert [n for _, n in searcher.calls] == [NODES] * 16 + [4 * NODES] * 6
-            assert looked_again == reviewed
+            # the first pass, then the moves nearest a line first: 0.17 is 0.03 from the
+            # mistake line, 0.26 is 0.04 from either; each position once, at 4x
+            assert [n for _, n in searcher.calls] == [NODES] * 81 + [4 * NODES] * 6
+            assert looked_again == [9, 10, 11, 4, 5, 6]
+            final = [scores.get(fen, (0, 0))[1] if k in looked_again else first[k]
+                     for k, fen in enumerate(fens)]
+            expected = drops(final)
+            # 400 cp deeper is a blunder after ply 9, and the 0.26 drop was not one at all
+            assert analysis.moves[9].judgement == "blunder" and analysis.moves[4].judgement is None
         for move in analysis.moves:
-            fall = expected_drops[move.ply]
-            judgement = ("blunder" if fall >= 0.3 else "mistake" if fall >= 0.2 else
-                         "inaccuracy" if fall >= 0.1 else None)
-            assert move.judgement == judgement, (review, move.ply)
-        # the second look's evaluation is the one reported on both sides of the position
+            assert move.judgement == judgement_of(expected[move.ply]), (review, move.ply)
         if review == 4:
+            # the deeper evaluation is the one reported on both sides of the position
             assert analysis.moves[4].after.cp == -normal(20) == analysis.moves[5].before.cp
-            assert [m.judgement for m in analysis.moves][4:12] == [
-                None, None, None, None, None, "blunder", "blunder", None]
 
 
 def test_third_look_at_16x_for_drops_near_the_blunder_line():
-    game = read(SHORT)
-    board = chess.Board()
-    fens = [board.fen()]
-    for move in game.moves:
-        board.push_uci(move.uci)
-        fens.append(board.fen())
-    normal = lambda cp: round(cp * acc.CP_SCALE)  # noqa: E731
-    # after ply 6 the side to move is +500 at the budget, +X at 4x with X normalised just
-    # above the blunder line's centipawns (a drop within 0.05 of 0.3), and +100 at 16x
-    x = next(cp for cp in range(100, 600) if 0.3 <= winning_chances(normal(cp)) < 0.35)
-    scores = {fens[7]: (500, x, 100)}
+    game, fens = long_game()
+    # after ply 6 the side to move is at 0.40 winning chances on the first look, at X just
+    # above the blunder line (within REVIEW_BORDER of 0.3) at 4x, and +100 at 16x
+    x = cp_for_chances(0.31)
+    scores = {fens[7]: (cp_for_chances(0.40), x, 100)}
     searcher = ScriptedSearcher(scores)
     analysis = analyse_game(game, Budget(nodes=NODES, review=4), searcher=searcher)
     deeper = [(fens.index(fen), nodes // NODES) for fen, nodes in searcher.calls if nodes != NODES]
-    # second look: plies 6 and 7 (to and from +500): positions 6, 7, 8 at 4x; then ply 6
-    # (drop just over 0.3) and ply 7 (the same drop back) are near the line: 6, 7, 8 at 16x
-    assert abs(winning_chances(normal(x)) - 0.3) < 0.05
+    # second look: plies 6 and 7 (to and from 0.40): positions 6, 7, 8 at 4x; then both are
+    # near the blunder line: 6, 7, 8 at 16x (60 searches' worth, within 81)
+    assert abs(winning_chances(normal(x)) - 0.3) < REVIEW_BORDER
     assert deeper == [(6, 4), (7, 4), (8, 4), (6, 16), (7, 16), (8, 16)]
     assert analysis.reviewed == 3
-    fall = winning_chances(normal(100))
     assert analysis.moves[6].after.cp == -normal(100)
-    assert analysis.moves[6].judgement == ("mistake" if fall >= 0.2 else "inaccuracy" if fall >= 0.1 else None)
+    assert analysis.moves[6].judgement == judgement_of(winning_chances(normal(100)))
+
+
+def test_the_looks_of_a_game_cost_at_most_its_first_pass():
+    game, fens = long_game()
+    # thirteen positions whose drops (into and out of them) lie in the band, each a little
+    # farther from the lines than the one before: 0.41, 0.416, ... 0.482
+    spots = list(range(3, 79, 6))
+    scores = {fens[p]: (cp_for_chances(0.41 + 0.006 * k),) * 3 for k, p in enumerate(spots)}
+    searcher = ScriptedSearcher(scores)
+    analysis = analyse_game(game, Budget(nodes=NODES, review=4), searcher=searcher)
+    extra = [(fens.index(fen), nodes // NODES) for fen, nodes in searcher.calls if nodes != NODES]
+    # no third look (the drops stay more than REVIEW_BORDER from a line); at most 81
+    # searches' worth
+    assert all(factor == 4 for _, factor in extra)
+    assert 4 * len(extra) <= 81 < 4 * (len(extra) + 3)
+    looked = {p for p, _ in extra}
+    # the nearest a line were looked at, the farthest were not
+    assert {spots[0], spots[0] - 1, spots[0] + 1} <= looked
+    assert spots[-1] not in looked and spots[-2] not in looked
+    assert analysis.reviewed == len(looked) == len(extra)
 
 
 def test_second_look_covers_moves_judged_by_the_mate_rules():
