@@ -46,9 +46,10 @@ __all__ = ["Budget", "MoveAnalysis", "SideReport", "GameAnalysis", "AnalysisErro
            "DEFAULT_NODES", "analyse_game", "analyse_pgn", "evaluate_position", "game_report",
            "summary_report", "annotated_game", "annotated_pgn", "MAX_VARIATION_PLIES"]
 
-# The default budget per position: a 40-move game (81 positions, 12.2 M nodes) in about 6 s
-# on one unloaded core of the test machine (bench/analysis_speed.py measures it;
-# bench/analysis_quality.py compares its blunders with Stockfish's, see the README).
+# The default budget per position: a 40-move game (81 positions, 12.2 M nodes) in about 7 s
+# on one unloaded core of the test machine, the extra looks at most as much again
+# (bench/analysis_speed.py measures it; bench/analysis_quality.py compares its blunders with
+# a much deeper search, see the README).
 DEFAULT_NODES = 150_000
 # The second look (see the module docstring): moves that drop at least REVIEW_DROP and less
 # than REVIEW_CEILING winning chances (-1..1) are searched again at Budget.review times the
