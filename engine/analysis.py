@@ -14,16 +14,17 @@ or let go), or whose drop in the mover's winning chances is at least REVIEW_DROP
 below REVIEW_CEILING (0.5) -- near the mistake and blunder lines, where the class can turn on
 a little depth -- has the positions before and after it searched again with Budget.review
 times the budget (4x nodes or movetime, depth + 2; review=1 turns it off), on the same table.
-A third look, at Budget.review squared (16x), takes the moves of the second whose drop then
-lies within REVIEW_BORDER (0.1) of either line.  The mate-rule moves go first, then the
+A third look, at Budget.review squared (16x), takes the moves of the second that a mate rule
+still judges (its class turns on the evaluation against -7.00 and -9.99) or whose drop then
+lies within REVIEW_BORDER (0.15) of either line.  The mate-rule moves go first, then the
 moves nearest a line; all the looks of a game together stop at REVIEW_SHARE (1.0) times the
 first pass (a look at 4x counts as four positions), so a game costs at most twice its first
 pass however many blunders it holds.  The judgements are then made from the deepest
-evaluations.  A search at the budget misjudges a
-few such moves either way (a tactic seen only a little deeper, or a refutation it did not
-yet find); the extra looks cost a few positions a game and are what makes the blunders agree
-with a much deeper search (bench/analysis_quality.py, the README).  With a node or depth
-budget they are as deterministic as the first pass.
+evaluations.  A search at the budget misjudges a few such moves either way (a tactic seen
+only a little deeper, or a refutation it did not yet find); the extra looks cost a few
+positions a game and are what makes the blunders agree with a much deeper search
+(bench/analysis_quality.py, the README).  With a node or depth budget they are as
+deterministic as the first pass.
 
 `analyse_pgn(text, budget, number)` is the same on one game's PGN text: a plain function of
 (PGN text, budget), which local worker processes and Ray tasks both call (engine/batch.py).
@@ -57,7 +58,7 @@ DEFAULT_NODES = 150_000
 # at Budget.review squared; all within REVIEW_SHARE times the first pass's searches.
 REVIEW_DROP = 0.15
 REVIEW_CEILING = 0.5
-REVIEW_BORDER = 0.1
+REVIEW_BORDER = 0.15
 REVIEW_SHARE = 1.0
 DEFAULT_REVIEW = 4
 # A mistake's or blunder's variation in the annotated PGN shows this much of the best line.
@@ -262,6 +263,8 @@ def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: li
         return _near_a_line(drop) if REVIEW_DROP <= drop < REVIEW_CEILING else None
 
     def third(before, after, white):
+        if acc.judge(before, after, white)[1] is not None:
+            return 0.0                       # a mate rule, whose class turns on -7/-9.99
         if before.mate is not None or after.mate is not None:
             return None
         distance = _near_a_line(acc.winning_chance_drop(before, after, white))

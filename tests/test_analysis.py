@@ -236,9 +236,10 @@ def test_third_look_at_16x_for_drops_near_the_blunder_line():
 def test_the_looks_of_a_game_cost_at_most_its_first_pass():
     game, fens = long_game()
     # thirteen positions whose drops (into and out of them) lie in the band, each a little
-    # farther from the lines than the one before: 0.41, 0.416, ... 0.482
+    # farther from the lines than the one before: 0.451, 0.454, ... 0.487
     spots = list(range(3, 79, 6))
-    scores = {fens[p]: (cp_for_chances(0.41 + 0.006 * k),) * 3 for k, p in enumerate(spots)}
+    scores = {fens[p]: (cp_for_chances(0.451 + 0.003 * k),) * 3 for k, p in enumerate(spots)}
+    assert REVIEW_BORDER <= 0.15
     searcher = ScriptedSearcher(scores)
     analysis = analyse_game(game, Budget(nodes=NODES, review=4), searcher=searcher)
     extra = [(fens.index(fen), nodes // NODES) for fen, nodes in searcher.calls if nodes != NODES]
@@ -274,6 +275,19 @@ def test_second_look_covers_moves_judged_by_the_mate_rules():
     # ply 12 (the mate walked into) and ply 13 (the mate let go, to 0) are looked at again
     assert [fens.index(fen) for fen, nodes in searcher.calls if nodes != NODES] == [12, 13, 14]
     assert second.moves[12].after.cp == -round(50 * acc.CP_SCALE) and second.moves[12].mate_sequence is None
+
+
+def test_a_mate_rule_still_judging_after_the_second_look_gets_a_third():
+    game, fens = long_game()
+    # the mover of ply 12 is at -8.00 (raw) and walks into a mate in 2 that the 4x look
+    # still sees; at 16x there is no mate (+50)
+    scores = {fens[12]: (-800,), fens[13]: (("mate", 2), ("mate", 2), 50)}
+    searcher = ScriptedSearcher(scores)
+    analysis = analyse_game(game, Budget(nodes=NODES, review=4), searcher=searcher)
+    deeper = [(fens.index(fen), nodes // NODES) for fen, nodes in searcher.calls if nodes != NODES]
+    assert deeper == [(12, 4), (13, 4), (14, 4), (12, 16), (13, 16), (14, 16)]
+    assert analysis.moves[12].after.cp == -round(50 * acc.CP_SCALE)
+    assert analysis.moves[12].mate_sequence is None
 
 
 def test_same_result_with_a_reused_searcher_and_across_processes():
