@@ -114,7 +114,7 @@ def build_model(hidden: int):
             return {"w1": self.features.weight[:INPUTS].detach().double().numpy().copy(),
                     "b1": self.feature_bias.detach().double().numpy().copy(),
                     "w2": self.output.weight[0].detach().double().numpy().copy(),
-                    "b2": float(self.output.bias[0])}
+                    "b2": float(self.output.bias.detach()[0])}
 
     return Network()
 
