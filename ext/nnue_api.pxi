@@ -2,9 +2,6 @@
 # here a second time (engine/nnue.py parses and checks the file).  Boards and searchers point
 # at it and keep a reference, so it lives as long as they use it; it never changes once made.
 
-import sys as _sys
-from array import array as _array
-
 
 cdef class NnueNetwork:
     """The integer weights of one network (see nnue.pxi), read-only once made."""
@@ -12,6 +9,8 @@ cdef class NnueNetwork:
 
     def __cinit__(self, int hidden, int qa, int qb, int scale, feature_weights, feature_bias,
                   output_weights, long output_bias):
+        import sys
+        from array import array
         if not 1 <= hidden <= NNUE_MAX_HIDDEN:
             raise ValueError(f"hidden size must be in 1..{NNUE_MAX_HIDDEN}, not {hidden}")
         if not 1 <= qa <= 255 or not 1 <= qb <= 32767 or not 1 <= scale <= 100000:
@@ -22,11 +21,11 @@ cdef class NnueNetwork:
         for name, data, count in (("feature weights", feature_weights, NNUE_INPUTS * hidden),
                                   ("feature bias", feature_bias, hidden),
                                   ("output weights", output_weights, 2 * hidden)):
-            values = _array("h")
+            values = array("h")
             if len(data) != 2 * count:
                 raise ValueError(f"{name}: {len(data)} bytes where {2 * count} were expected")
             values.frombytes(bytes(data))
-            if _sys.byteorder != "little":
+            if sys.byteorder != "little":
                 values.byteswap()
             arrays.append(values)
         if min(arrays[2]) < -128 or max(arrays[2]) > 127:
