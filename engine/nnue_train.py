@@ -12,8 +12,11 @@ the mean squared error between sigmoid(y) and the target
     lambda * sigmoid(score / scale) + (1 - lambda) * (result + 1) / 2
 
 (score and result from the side to move's view).  Every 20th game (by game index) is held out
-for validation; the epoch with the lowest validation loss is the one exported.  Output weights
-are clipped to what quantises to -128..127.  Everything follows from --seed: the initial
+for validation; the epoch with the lowest validation loss is the one exported.  AdamW (weight
+decay --weight-decay) with a cosine learning rate from --lr down to a tenth of it; --mirror
+adds each training position's file-mirrored copy (a <-> h: without castling rights, which the
+net does not see, the rules are symmetric).  Output weights are clipped to what quantises to
+-128..127.  Everything follows from --seed: the initial
 weights and the order of the positions in each epoch, and torch runs single-threaded with its
 deterministic algorithms, so the same data and arguments give the same file.
 
@@ -88,6 +91,13 @@ def load(paths: Sequence[str], stream=sys.stderr):
             validation)
 
 
+def _mirrored(features):
+    """The same inputs with every square's file mirrored (a <-> h); padding stays padding."""
+    import numpy as np
+
+    return np.where(features == PAD, PAD, features ^ 7).astype(features.dtype)
+
+
 def build_model(hidden: int):
     import torch
     from torch import nn
@@ -144,7 +154,7 @@ def _evaluate(model, data, lam, scale, batch) -> float:
 def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
           epochs: int = 20, batch: int = 16384, lr: float = 1e-3, lam: float = 0.75,
           scale: float = SCALE, checkpoint: Optional[str] = None, threads: int = 1,
-          stream=sys.stderr) -> dict:
+          weight_decay: float = 0.0, mirror: bool = False, stream=sys.stderr) -> dict:
     """Train, export OUT and OUT.npz; returns the losses.  See the module docstring."""
     import numpy as np
     import torch
@@ -155,11 +165,20 @@ def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
     us, them, score, result, validation = load(paths, stream)
     train_idx = np.nonzero(~validation)[0]
     val_idx = np.nonzero(validation)[0]
+    if mirror:
+        # Each training position once more with the files mirrored (a <-> h): the net sees no
+        # castling rights, and without them the rules are symmetric.  Validation stays as is.
+        us, them, score, result = (np.concatenate([us, _mirrored(us[train_idx])]),
+                                   np.concatenate([them, _mirrored(them[train_idx])]),
+                                   np.concatenate([score, score[train_idx]]),
+                                   np.concatenate([result, result[train_idx]]))
+        train_idx = np.concatenate([train_idx, np.arange(len(validation), len(score))])
     if len(train_idx) == 0:
         raise DatagenError("no training positions in the data")
     print(f"{len(train_idx)} training and {len(val_idx)} validation positions "
           f"(|score| <= {MAX_SCORE}); hidden {hidden}, {epochs} epochs of batch {batch}, "
-          f"lr {lr}, lambda {lam}, scale {scale}, seed {seed}", file=stream)
+          f"lr {lr}, weight decay {weight_decay}, lambda {lam}, scale {scale}, "
+          f"{'mirrored copies, ' if mirror else ''}seed {seed}", file=stream)
 
     def tensors(idx):
         return (torch.from_numpy(us[idx].astype(np.int64)), torch.from_numpy(them[idx].astype(np.int64)),
@@ -167,10 +186,11 @@ def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
 
     train_data, val_data = tensors(train_idx), tensors(val_idx)
     model = build_model(hidden)
-    optimiser = torch.optim.Adam(model.parameters(), lr=lr)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     checkpoint = checkpoint or out + ".ckpt"
     settings = dict(paths=[os.path.abspath(p) for p in paths], positions=len(score), seed=seed,
-                    hidden=hidden, epochs=epochs, batch=batch, lr=lr, lam=lam, scale=scale)
+                    hidden=hidden, epochs=epochs, batch=batch, lr=lr, lam=lam, scale=scale,
+                    weight_decay=weight_decay, mirror=mirror)
     history: List[dict] = []
     best = None
     first_epoch = 0
@@ -243,6 +263,9 @@ def main(argv=None, prog: str = "python -m scacco.engine.nnue_train") -> int:
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--lambda", dest="lam", type=float, default=0.75,
                         help="weight of the search score against the game result (default 0.75)")
+    parser.add_argument("--weight-decay", type=float, default=0.0, help="AdamW weight decay (default 0)")
+    parser.add_argument("--mirror", action="store_true",
+                        help="train on each position and its file-mirrored copy as well")
     parser.add_argument("--checkpoint", help="checkpoint file (default OUT.ckpt)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     args = parser.parse_args(argv)
@@ -257,7 +280,8 @@ def main(argv=None, prog: str = "python -m scacco.engine.nnue_train") -> int:
     try:
         train(args.data, args.out, seed=args.seed, hidden=args.hidden, epochs=args.epochs,
               batch=args.batch, lr=args.lr, lam=args.lam,
-              checkpoint=args.checkpoint, threads=args.threads)
+              checkpoint=args.checkpoint, threads=args.threads,
+              weight_decay=args.weight_decay, mirror=args.mirror)
     except (DatagenError, OSError) as error:
         parser.error(str(error))
     return 0
