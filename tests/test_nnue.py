@@ -112,6 +112,21 @@ def test_incremental_accumulator_equals_refresh_after_every_move_and_unmake(netw
     assert chess960_castles > 20
 
 
+def test_accumulators_survive_the_state_stack_growing(network):
+    """3000 plies of knights going back and forth: the stacks grow (from 1024 states) and every
+    accumulator on the way, forwards and backwards, stays equal to a refresh."""
+    board = Board()
+    board.set_network(network)
+    evaluate(board)
+    cycle = ["g1f3", "g8f6", "f3g1", "f6g8"]
+    for i in range(3000):
+        board.push_uci(cycle[i % 4])
+        assert board.accumulator_check() == (True, 0), i
+    for i in range(3000):
+        board.pop()
+        assert board.accumulator_check() == (True, 0), i
+
+
 def test_search_with_network_in_threads_matches_static_evaluation(network):
     """A search with the network in two threads ends with a legal move; the evaluation the
     search's board path uses equals the from-scratch one on positions reached by moves."""
