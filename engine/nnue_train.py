@@ -242,19 +242,40 @@ def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
                     "epoch": epoch}, checkpoint + ".tmp")
         os.replace(checkpoint + ".tmp", checkpoint)
 
+    _export(model, best, out, stream)
+    return {"history": history, "best_epoch": best["epoch"], "positions": len(score),
+            "training": len(train_idx), "validation": len(val_idx)}
+
+
+def _export(model, best, out: str, stream) -> None:
+    import numpy as np
+
     model.load_state_dict(best["model"])
     weights = model.float_weights()
     write_network(out, quantise(weights))
     np.savez(out + ".npz", **weights)
     print(f"wrote {out} (epoch {best['epoch']}, validation loss {best['validation']:.6f}) "
           f"and {out}.npz", file=stream)
-    return {"history": history, "best_epoch": best["epoch"], "positions": len(score),
-            "training": len(train_idx), "validation": len(val_idx)}
+
+
+def export_checkpoint(checkpoint: str, out: str, stream=sys.stderr) -> dict:
+    """Write OUT and OUT.npz from the best epoch a checkpoint holds (a run stopped early)."""
+    import torch
+
+    state = torch.load(checkpoint, weights_only=False)
+    if state.get("best") is None:
+        raise DatagenError(f"{checkpoint} holds no finished epoch")
+    model = build_model(state["settings"]["hidden"])
+    for entry in state["history"]:
+        print(f"epoch {entry['epoch']}: train loss {entry['train']:.6f}, validation loss "
+              f"{entry['validation']:.6f}", file=stream)
+    _export(model, state["best"], out, stream)
+    return state
 
 
 def main(argv=None, prog: str = "python -m scacco.engine.nnue_train") -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
-    parser.add_argument("data", nargs="+", help="scacco datagen files")
+    parser.add_argument("data", nargs="*", help="scacco datagen files")
     parser.add_argument("--out", required=True, help="the network file to write (and OUT.npz)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--hidden", type=int, default=128, help="units per perspective (1..256)")
@@ -268,7 +289,12 @@ def main(argv=None, prog: str = "python -m scacco.engine.nnue_train") -> int:
                         help="train on each position and its file-mirrored copy as well")
     parser.add_argument("--checkpoint", help="checkpoint file (default OUT.ckpt)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    parser.add_argument("--export-checkpoint", metavar="CKPT",
+                        help="train nothing: write OUT from the best epoch of this checkpoint "
+                             "(a run stopped before its last epoch)")
     args = parser.parse_args(argv)
+    if not args.data and not args.export_checkpoint:
+        parser.error("name at least one data file")
     if not 1 <= args.hidden <= 256:
         parser.error("--hidden must be in 1..256")
     if not 0.0 <= args.lam <= 1.0:
@@ -278,6 +304,9 @@ def main(argv=None, prog: str = "python -m scacco.engine.nnue_train") -> int:
     except ImportError:
         parser.error("training needs PyTorch: pip install -e '.[train]'")
     try:
+        if args.export_checkpoint:
+            export_checkpoint(args.export_checkpoint, args.out)
+            return 0
         train(args.data, args.out, seed=args.seed, hidden=args.hidden, epochs=args.epochs,
               batch=args.batch, lr=args.lr, lam=args.lam,
               checkpoint=args.checkpoint, threads=args.threads,
