@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..ext._core import CoreBoard, evaluate_board, evaluation_terms
 from .accuracy import CP_SCALE
 
-__all__ = ["evaluate", "eval_table"]
+__all__ = ["evaluate", "eval_table", "network_line"]
 
 
 def evaluate(board: CoreBoard) -> int:
@@ -45,3 +45,13 @@ def eval_table(board: CoreBoard) -> str:
                  f"{_pawns(info['score']).strip()} (side to move)")
     lines.append(f" Normalised (as score cp): {_pawns(round(info['white_score'] * CP_SCALE)).strip()} (white side)")
     return "\n".join(lines)
+
+
+def network_line(board: CoreBoard, network, name: str, in_use: bool) -> str:
+    """One line for the UCI `eval` command: the network's evaluation of the board."""
+    score, output = board.network_evaluation(network)
+    white = score if board.turn else -score
+    return (f" NNUE evaluation: {_pawns(white).strip()} (white side), {_pawns(score).strip()} "
+            f"(side to move), raw output {_pawns(output).strip()}; network {name}, "
+            f"{network.hidden} hidden units; "
+            f"{'in use' if in_use else 'not in use (Use NNUE is off: the search evaluates classically)'}")

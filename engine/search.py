@@ -215,6 +215,24 @@ class Searcher:
         self._check_threads(count)
         self._core.set_threads(count)
 
+    @property
+    def network(self):
+        """The NnueNetwork the search evaluates with, or None: the classical evaluation."""
+        return self._core.network
+
+    def set_network(self, network) -> None:
+        """Evaluate with `network` (an NnueNetwork from engine.nnue.read_network), or with the
+        classical evaluation for None, from the next search on, in every thread; the table is
+        emptied (it keeps static evaluations).  Not during a search.
+
+        :raises TypeError: for anything but an NnueNetwork or None.
+        :raises MemoryError: when the accumulators cannot be allocated; nothing changes then.
+        """
+        if network is self._core.network:
+            return
+        self._core.set_network(network)
+        self.clear()
+
     def resize_hash(self, mb: int, *, background: bool = False) -> None:
         """Give the table mb MB of fresh, empty memory.  The new table is in place when this
         returns, whatever the size (the OS hands out zeroed pages at once).  Returning the old

@@ -18,6 +18,7 @@ def parse_square(str text):
 cdef class CoreBoard:
     """A chess position with its game history, backed by the C Position struct."""
     cdef Position pos
+    cdef NnueNetwork _network        # the net the board evaluates with (kept alive), or None
 
     def __cinit__(self):
         position_init(&self.pos)
@@ -231,6 +232,52 @@ cdef class CoreBoard:
                         ch = "k" if rsq > ksq else "q"
                 out += ch.upper() if color == WHITE else ch
         return out or "-"
+
+    # -- the neural evaluation (tests, UCI eval) ------------------------------------------
+
+    def set_network(self, NnueNetwork network):
+        """Evaluate with `network` (its accumulators kept up to date by push and pop), or with
+        the classical evaluation for None.  A copy of the board evaluates classically."""
+        position_set_network(&self.pos, NULL if network is None else &network.net)
+        self._network = network
+
+    def network_evaluation(self, NnueNetwork network not None):
+        """(score, output): the static evaluation with `network` (draw rule and limits as in a
+        search) and the network's raw output, centipawns from the side to move's view, from an
+        accumulator built from scratch.  The board is not changed."""
+        cdef Accumulator* a = <Accumulator*>malloc(sizeof(Accumulator))
+        cdef int output, score
+        if a == NULL:
+            raise MemoryError()
+        nnue_refresh(&network.net, &self.pos, a)
+        output = nnue_output(&network.net, a, self.pos.side)
+        score = nnue_evaluate_with(&self.pos, &network.net, a)
+        free(a)
+        return score, output
+
+    def accumulator_check(self):
+        """(valid, difference) for the board's current accumulator: whether make/unmake left
+        it valid (its key is the position's), and the largest difference of any of its values
+        from a full refresh.  :raises ValueError: without a network."""
+        cdef NnueStack* s = <NnueStack*>self.pos.nnue
+        cdef Accumulator* a
+        cdef Accumulator* fresh
+        cdef int persp, i, diff = 0, d
+        if s == NULL:
+            raise ValueError("the board has no network (set_network)")
+        a = &s.acc[self.pos.st - self.pos.states]
+        fresh = <Accumulator*>malloc(sizeof(Accumulator))
+        if fresh == NULL:
+            raise MemoryError()
+        nnue_refresh(s.net, &self.pos, fresh)
+        for persp in range(2):
+            for i in range(s.net.hidden):
+                d = abs(a.values[persp][i] - fresh.values[persp][i])
+                if d > diff:
+                    diff = d
+        valid = a.key == self.pos.st.key
+        free(fresh)
+        return valid, diff
 
     def move_uci(self, int m):
         """UCI text of a move code (castling as e1g1, or king takes rook in Chess960)."""

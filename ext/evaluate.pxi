@@ -776,9 +776,12 @@ cdef enum:
     # No static evaluation goes beyond this (search scores beyond it are wins or mates).
     EVAL_LIMIT = 8000
 
-# The static evaluation in centipawns from the side to move's point of view.
+# The static evaluation in centipawns from the side to move's point of view: the network's
+# when the position carries one (nnue.pxi), else the classical one.
 cdef int evaluate(Position* p) noexcept nogil:
     cdef int score
+    if p.nnue != NULL:
+        return nnue_evaluate(p)
     if not (p.by_type[PAWN] | p.by_type[ROOK] | p.by_type[QUEEN]) and insufficient_material(p):
         return 0
     score = evaluate_white(p, NULL)

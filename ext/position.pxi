@@ -39,6 +39,8 @@ ctypedef struct Position:
     int capacity            # number of StateInfo records allocated
     void* pawn_cache        # the owner's PawnEntry table (evaluate.pxi), or NULL: no caching.
                             # Kept by position_copy: a copy never shares its source's cache.
+    void* nnue              # the position's NnueStack (nnue.pxi) when it evaluates with the
+                            # network, else NULL; owned by the position, kept by position_copy.
 
 # Zobrist keys, from a fixed xorshift sequence so that keys are the same in every run.
 cdef uint64_t ZOBRIST_PSQ[16][64]
@@ -260,6 +262,8 @@ cdef void make_move(Position* p, Move m) noexcept nogil:
             key ^= ZOBRIST_EP_FILE[file_of(ep_sq)]
     st.key = key
     st.pawn_key = pawn_key
+    if p.nnue != NULL:
+        nnue_after_make(p, m, piece, captured)
 
 cdef void unmake_move(Position* p, Move m) noexcept nogil:
     cdef int them = p.side, us = p.side ^ 1
@@ -304,6 +308,8 @@ cdef void make_null_move(Position* p) noexcept nogil:
     p.side ^= 1
     p.game_ply += 1
     set_check_info(p)
+    if p.nnue != NULL:
+        nnue_after_null_move(p)
 
 cdef void unmake_null_move(Position* p) noexcept nogil:
     p.side ^= 1
@@ -365,6 +371,8 @@ cdef int position_init(Position* p) except -1:
     return 0
 
 cdef void position_free(Position* p) noexcept:
+    free_nnue_stack(<NnueStack*>p.nnue)
+    p.nnue = NULL
     free(p.states)
     p.states = NULL
     p.st = NULL
@@ -379,6 +387,8 @@ cdef int ensure_capacity(Position* p, int extra) except -1:
     new_capacity = p.capacity * 2
     while new_capacity < used + extra:
         new_capacity *= 2
+    if p.nnue != NULL:
+        nnue_stack_reserve(<NnueStack*>p.nnue, new_capacity)
     grown = <StateInfo*>realloc(p.states, new_capacity * sizeof(StateInfo))
     if grown == NULL:
         raise MemoryError()
@@ -392,11 +402,13 @@ cdef int position_copy(Position* dst, Position* src) except -1:
     cdef StateInfo* states = dst.states
     cdef int capacity = dst.capacity
     cdef void* pawn_cache = dst.pawn_cache
+    cdef void* nnue = dst.nnue
     cdef int used = <int>(src.st - src.states) + 1
     memcpy(dst, src, sizeof(Position))
     dst.states = states
     dst.capacity = capacity
     dst.pawn_cache = pawn_cache
+    dst.nnue = nnue
     dst.st = states
     ensure_capacity(dst, used + MAX_PLY + 8)
     memcpy(dst.states, src.states, used * sizeof(StateInfo))

@@ -40,6 +40,7 @@ cdef class SearchCore:
     cdef int* running                  # 1 where a helper thread was started and not joined
     cdef object _root_move_callback
     cdef StopToken _token          # the token of the current search (kept alive here)
+    cdef NnueNetwork _network      # the net every thread evaluates with, or None: classical
 
     def __cinit__(self, int hash_mb=16):
         self.table = <TranspositionTable*>calloc(1, sizeof(TranspositionTable))
@@ -95,6 +96,8 @@ cdef class SearchCore:
         try:
             for i in range(n):
                 fresh[i] = new_search_data(self.table)
+                if self._network is not None:
+                    position_set_network(&fresh[i].pos, &self._network.net)
                 fresh[i].smp = self.smp
                 fresh[i].thread_index = i + 1
         except MemoryError:
@@ -109,6 +112,32 @@ cdef class SearchCore:
         self.helper_count = n
         self.sd.helpers = <void*>fresh
         self.sd.helper_count = n
+
+    # -- evaluation -------------------------------------------------------------------
+
+    @property
+    def network(self):
+        """The NnueNetwork the search evaluates with, or None for the classical evaluation."""
+        return self._network
+
+    def set_network(self, NnueNetwork network):
+        """Evaluate with `network` (None: the classical evaluation) from the next search on,
+        in every thread; each thread's position gets accumulators of its own.  Not during a
+        search.  The table keeps static evaluations: clear it after a change.
+
+        :raises MemoryError: when the accumulators cannot be allocated; nothing changes then."""
+        cdef NnueNet* net = NULL if network is None else &network.net
+        cdef int i
+        position_set_network(&self.sd.pos, net)
+        try:
+            for i in range(self.helper_count):
+                position_set_network(&self.helpers[i].pos, net)
+        except MemoryError:
+            for i in range(self.helper_count):
+                position_set_network(&self.helpers[i].pos, NULL if self._network is None else &self._network.net)
+            position_set_network(&self.sd.pos, NULL if self._network is None else &self._network.net)
+            raise
+        self._network = network
 
     cdef void _free_helpers(self) noexcept:
         cdef int i

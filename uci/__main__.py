@@ -203,6 +203,11 @@ def datagen_command(argv):
     return 0
 
 
+def train_command(argv):
+    from ..engine.nnue_train import main as train_main
+    return train_main(argv, prog="scacco train")
+
+
 # name -> (function, one line for --help)
 COMMANDS = {
     "perft": (perft_command, "count the leaf nodes of the legal move tree (move generator check)"),
@@ -210,6 +215,7 @@ COMMANDS = {
     "analyse": (analyse_command, "judge every move of PGN games as lichess does: accuracy, mistakes, annotated PGN, JSON, graph"),
     "solve": (solve_command, "print every first move that forces mate within N moves (exact proof)"),
     "datagen": (datagen_command, "self-play training positions (score and result) for the neural evaluation, resumable"),
+    "train": (train_command, "train a network for the neural evaluation on datagen files (needs the train extra: PyTorch)"),
     "hint": (hint_command, "a good move for a position (SAN on the first line) and one sentence on why"),
     "puzzles": (puzzles_command, "find puzzles in PGN games: a CSV in the lichess puzzle database's format"),
     "puzzle": (puzzle_command, "the puzzle of the day (--date YYYY-MM-DD) with its themes and hints"),

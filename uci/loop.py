@@ -217,6 +217,9 @@ class Session:
         self._board = None
         self._searcher = None             # created and used on the worker thread only
         self._searcher_error: Optional[str] = None
+        self._network = None              # the NnueNetwork of EvalFile, loaded on first use
+        self._network_name: Optional[str] = None
+        self._active_network = None       # the one the searcher is to use (None: classical)
         self._worker = Worker()
         self._rng = random.Random()       # the playing levels' choices
         self._commands = {
@@ -290,7 +293,48 @@ class Session:
             self.options.store(option, option.default)
             searcher = searcher_class(hash_mb=option.default)
         self._apply_threads(searcher, self.options["Threads"])
+        self._apply_network(searcher, self._active_network)
         return searcher
+
+    # -- the neural evaluation (EvalFile, Use NNUE) ---------------------------------------
+
+    def _read_network(self, name: str):
+        """The network in the file `name` (a bare name not found here is looked up in the
+        package).  :raises ValueError: (engine.nnue.NetworkError) when it cannot be used."""
+        from ..engine.nnue import NetworkError, read_network, network_search_path
+        if not name:
+            raise NetworkError("EvalFile is empty: name a network file")
+        return read_network(network_search_path(name))
+
+    def load_eval_file(self, name: str) -> None:
+        """Option hook: load the network of EvalFile now; a bad file raises ValueError and
+        the old network stays.  With Use NNUE on, the searcher switches before its next
+        search."""
+        network = self._read_network(name)
+        self._network, self._network_name = network, name
+        if self.options["Use NNUE"]:
+            self._switch_network(network)
+
+    def use_nnue(self, on: bool) -> None:
+        """Option hook: evaluate with the EvalFile network (loaded now if it was not yet), or
+        classically.  :raises ValueError: when the network cannot be loaded."""
+        if on and self._network is None:
+            name = self.options["EvalFile"]
+            self._network, self._network_name = self._read_network(name), name
+        self._switch_network(self._network if on else None)
+
+    def _switch_network(self, network) -> None:
+        self._active_network = network
+        self.submit(Job("task"), lambda: self._apply_network(self._searcher, network))
+
+    def _apply_network(self, searcher, network) -> None:
+        if searcher is None:
+            return
+        try:
+            searcher.set_network(network)
+        except MemoryError:
+            self.out.info("not enough memory for the network's accumulators; the search "
+                          "keeps its evaluation")
 
     def set_threads(self, count: int) -> None:
         """Option hook: the number of search threads, applied on the worker before the next
@@ -538,9 +582,19 @@ class Session:
 
     def cmd_eval(self, args: List[str], line: str) -> None:
         # Safe during a search: a board's evaluation shares nothing with a searcher's.
-        from ..engine.evaluation import eval_table
+        from ..engine.evaluation import eval_table, network_line
         for row in eval_table(self.board).splitlines():
             self.out.line(row)
+        network, name = self._network, self._network_name
+        if network is None:
+            name = self.options["EvalFile"]
+            try:
+                network = self._read_network(name)
+            except ValueError as error:
+                self.out.line(f" NNUE: no network ({error})")
+                return
+        self.out.line(network_line(self.board, network, name,
+                                   in_use=self._active_network is network))
 
     # -- jobs --------------------------------------------------------------------------
 

@@ -157,6 +157,9 @@ MAX_THREADS = 512
 # The ratings engine.levels can play (repeated here so that `uci` imports no engine code;
 # tests/test_uci_protocol.py checks that they agree).
 MIN_ELO, MAX_ELO = 600, 2400
+# The network shipped in the package, engine.nnue.DEFAULT_NETWORK (repeated here for the same
+# reason; tests/test_nnue.py checks that they agree).
+DEFAULT_EVAL_FILE = "scacco-default.nnue"
 
 
 def standard_options() -> List[Option]:
@@ -185,6 +188,15 @@ def standard_options() -> List[Option]:
                doc="The rating aimed at when UCI_LimitStrength is on."),
         Option("Skill Level", "spin", 20, 0, 20, search_arg="skill_level",
                doc="0 (weakest) to 20 (full strength); ignored when UCI_LimitStrength is on."),
+        Option("EvalFile", "string", DEFAULT_EVAL_FILE, while_searching=False,
+               on_change=lambda session, path: session.load_eval_file(path),
+               doc="The network file of the neural evaluation; a bare file name not found "
+                   "in the working folder is looked up among the networks in the package. A "
+                   "file that is not a valid network is refused and the old one stays."),
+        Option("Use NNUE", "check", False, while_searching=False,
+               on_change=lambda session, on: session.use_nnue(on),
+               doc="Evaluate with the network of EvalFile instead of the classical "
+                   "evaluation (the table is emptied on a change)."),
         Option("UCI_Chess960", "check", False,
                doc="Chess960 castling: FENs with any rook file, castling printed as king "
                    "takes rook. Takes effect at the next `position`."),

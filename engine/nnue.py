@@ -1,0 +1,225 @@
+"""Network files for the neural evaluation (issue 13): reading, checking, writing, quantising.
+
+The network is 768 -> 2 x H -> 1 (ext/nnue.pxi): for each perspective (side to move first) an
+accumulator of H values over the 768 piece-square inputs (ours / theirs x 6 types x 64 squares,
+the squares seen from the perspective, flipped vertically for black), SCReLU (clamp to 0..1 and
+square), then one output in units of `scale` centipawns.  Integers: feature weights and biases
+times QA (255) as int16, output weights times QB (64) as int16 in -128..127, the output bias
+times QA * QB as int32.
+
+File layout (little-endian), a 32-byte header and the payload::
+
+    0   8 B  magic b"SCACCONN"
+    8   u16  format version (1)
+    10  u16  inputs (768)
+    12  u16  hidden size H (1..256)
+    14  u16  activation (1: SCReLU)
+    16  u16  QA
+    18  u16  QB
+    20  u16  scale (centipawns per unit of the float output)
+    22  u16  reserved (0)
+    24  u32  payload bytes
+    28  u32  CRC-32 of the payload
+    32       feature weights int16 [768][H], feature bias int16 [H],
+             output weights int16 [2][H] (side to move's half first), output bias int32
+
+A file that is short, long, of another version or shape, or whose checksum does not match is
+refused with a NetworkError that says which; nothing is loaded then.
+"""
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+from ..ext._core import NnueNetwork
+
+__all__ = ["NetworkError", "read_network", "parse_network", "network_bytes", "write_network",
+           "quantise", "dequantise", "network_search_path", "float_output", "board_features", "default_network_path",
+           "INPUTS", "QA", "QB", "SCALE", "MAGIC", "HEADER_BYTES"]
+
+MAGIC = b"SCACCONN"
+VERSION = 1
+INPUTS = 768
+MAX_HIDDEN = 256
+ACTIVATION_SCRELU = 1
+QA = 255
+QB = 64
+SCALE = 400
+HEADER = struct.Struct("<8sHHHHHHHHII")
+HEADER_BYTES = HEADER.size
+assert HEADER_BYTES == 32
+# The float output weights are clipped to this in training so that they quantise to -128..127.
+OUTPUT_WEIGHT_LIMIT = 127 / QB
+# The network shipped in the package (engine/data), the EvalFile default.
+DEFAULT_NETWORK = "scacco-default.nnue"
+
+
+class NetworkError(ValueError):
+    """A network file that cannot be used (with the reason)."""
+
+
+def default_network_path() -> Path:
+    return Path(__file__).resolve().parent / "data" / DEFAULT_NETWORK
+
+
+def network_search_path(name) -> Path:
+    """Where the network file `name` is: as given if it exists, else (a bare file name) among
+    the networks in the package, else as given (for the error message)."""
+    path = Path(name)
+    if not path.exists() and path.name == str(name):
+        packaged = default_network_path().parent / path.name
+        if packaged.exists():
+            return packaged
+    return path
+
+
+def _payload_bytes(hidden: int) -> int:
+    return 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4
+
+
+def parse_network(data: bytes, name: str = "network") -> NnueNetwork:
+    """The network in `data` (a whole file).  :raises NetworkError: naming what is wrong."""
+    if len(data) < HEADER_BYTES:
+        raise NetworkError(f"{name}: {len(data)} bytes is too short for a network file "
+                           f"(the header alone is {HEADER_BYTES})")
+    (magic, version, inputs, hidden, activation, qa, qb, scale, _reserved, payload_size,
+     crc) = HEADER.unpack_from(data)
+    if magic != MAGIC:
+        raise NetworkError(f"{name}: not a Scacco network file (magic {magic!r}, "
+                           f"expected {MAGIC!r})")
+    if version != VERSION:
+        raise NetworkError(f"{name}: format version {version}; this Scacco reads version {VERSION}")
+    if inputs != INPUTS or activation != ACTIVATION_SCRELU:
+        raise NetworkError(f"{name}: {inputs} inputs with activation {activation}; expected "
+                           f"{INPUTS} inputs and SCReLU ({ACTIVATION_SCRELU})")
+    if not 1 <= hidden <= MAX_HIDDEN:
+        raise NetworkError(f"{name}: hidden size {hidden} outside 1..{MAX_HIDDEN}")
+    expected = _payload_bytes(hidden)
+    if payload_size != expected:
+        raise NetworkError(f"{name}: header says {payload_size} payload bytes; a net with "
+                           f"{hidden} hidden units has {expected}")
+    payload = data[HEADER_BYTES:]
+    if len(payload) != expected:
+        what = "truncated" if len(payload) < expected else "too long"
+        raise NetworkError(f"{name}: {what}: {len(payload)} payload bytes, expected {expected}")
+    actual = zlib.crc32(payload)
+    if actual != crc:
+        raise NetworkError(f"{name}: checksum mismatch (CRC-32 {actual:08x}, header says "
+                           f"{crc:08x}): the file is corrupted")
+    a = 2 * INPUTS * hidden
+    b = a + 2 * hidden
+    c = b + 4 * hidden
+    (output_bias,) = struct.unpack_from("<i", payload, c)
+    try:
+        return NnueNetwork(hidden, qa, qb, scale, payload[:a], payload[a:b], payload[b:c],
+                           output_bias)
+    except ValueError as error:
+        raise NetworkError(f"{name}: {error}") from None
+
+
+def read_network(path) -> NnueNetwork:
+    """The network in the file at `path`.  :raises NetworkError: when it cannot be read or
+    is not a valid network file."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise NetworkError(f"cannot read the network file {path}: "
+                           f"{error.strerror or error}") from None
+    return parse_network(data, str(path))
+
+
+def network_bytes(hidden: int, feature_weights: bytes, feature_bias: bytes,
+                  output_weights: bytes, output_bias: int, qa: int = QA, qb: int = QB,
+                  scale: int = SCALE) -> bytes:
+    """A whole network file from the little-endian integer arrays."""
+    payload = feature_weights + feature_bias + output_weights + struct.pack("<i", output_bias)
+    if len(payload) != _payload_bytes(hidden):
+        raise NetworkError(f"the arrays hold {len(payload)} bytes, a net with {hidden} hidden "
+                           f"units {_payload_bytes(hidden)}")
+    header = HEADER.pack(MAGIC, VERSION, INPUTS, hidden, ACTIVATION_SCRELU, qa, qb, scale, 0,
+                         len(payload), zlib.crc32(payload))
+    return header + payload
+
+
+def write_network(path, data: bytes) -> None:
+    """Write a network file atomically (a temporary file renamed over `path`)."""
+    tmp = f"{path}.tmp"
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Float weights (numpy): quantising, and a float forward pass for checks
+
+def quantise(weights: Dict[str, "object"]) -> bytes:
+    """The network file of float weights (numpy arrays: w1 [768, H], b1 [H], w2 [2H], b2
+    scalar), rounded to the integers of the module docstring."""
+    import numpy as np
+
+    w1 = np.asarray(weights["w1"], dtype=np.float64)
+    hidden = w1.shape[1]
+    if w1.shape != (INPUTS, hidden):
+        raise NetworkError(f"w1 must be [{INPUTS}, H], not {list(w1.shape)}")
+
+    def ints(values, factor, low, high):
+        return np.clip(np.round(np.asarray(values, dtype=np.float64) * factor), low, high)
+
+    fw = ints(w1, QA, -32768, 32767).astype("<i2")
+    fb = ints(weights["b1"], QA, -32768, 32767).astype("<i2")
+    ow = ints(weights["w2"], QB, -128, 127).astype("<i2")
+    ob = int(ints(weights["b2"], QA * QB, -2 ** 31, 2 ** 31 - 1))
+    return network_bytes(hidden, fw.tobytes(), fb.tobytes(), ow.tobytes(), ob)
+
+
+def dequantise(data: bytes) -> Dict[str, "object"]:
+    """The float weights a network file stands for (after checking it as parse_network does)."""
+    import numpy as np
+
+    parse_network(data)
+    hidden = HEADER.unpack_from(data)[3]
+    payload = data[HEADER_BYTES:]
+    a = 2 * INPUTS * hidden
+    fw = np.frombuffer(payload, "<i2", INPUTS * hidden).reshape(INPUTS, hidden)
+    fb = np.frombuffer(payload, "<i2", hidden, a)
+    ow = np.frombuffer(payload, "<i2", 2 * hidden, a + 2 * hidden)
+    (ob,) = struct.unpack_from("<i", payload, a + 6 * hidden)
+    return {"w1": fw / QA, "b1": fb / QA, "w2": ow / QB, "b2": ob / (QA * QB)}
+
+
+def board_features(board) -> Tuple[List[int], List[int]]:
+    """The active inputs of a board (anything with piece_at(square) -> "P".."k" or None and a
+    turn, True for white), side to move's perspective first."""
+    white: List[int] = []
+    black: List[int] = []
+    for sq in range(64):
+        symbol = board.piece_at(sq)
+        if not symbol:
+            continue
+        colour = 0 if symbol.isupper() else 1
+        kind = "pnbrqk".index(symbol.lower())
+        white.append(((colour * 6 + kind) << 6) + sq)
+        black.append((((colour ^ 1) * 6 + kind) << 6) + (sq ^ 56))
+    return (white, black) if _white_to_move(board) else (black, white)
+
+
+def _white_to_move(board) -> bool:
+    turn = board.turn
+    return turn() if callable(turn) else bool(turn)
+
+
+def float_output(weights: Dict[str, "object"], us: List[int], them: List[int]) -> float:
+    """The float network's output in centipawns for the active inputs of each perspective."""
+    import numpy as np
+
+    w1 = np.asarray(weights["w1"], dtype=np.float64)
+    b1 = np.asarray(weights["b1"], dtype=np.float64)
+    w2 = np.asarray(weights["w2"], dtype=np.float64)
+    hidden = w1.shape[1]
+    a = np.clip(b1 + w1[us].sum(axis=0), 0.0, 1.0) ** 2
+    b = np.clip(b1 + w1[them].sum(axis=0), 0.0, 1.0) ** 2
+    out = a @ w2[:hidden] + b @ w2[hidden:] + float(weights["b2"])
+    return out * SCALE

@@ -1,0 +1,320 @@
+"""Train the neural evaluation (issue 13) on `scacco datagen` files, with PyTorch.
+
+    python -m scacco.engine.nnue_train DATA.bin [DATA.bin ...] --out net.nnue --seed 1
+
+(or `scacco train ...`, the same arguments).  PyTorch is a development extra
+(`pip install -e '.[train]'`); the engine never needs it.
+
+The network is the one of engine/nnue.py: 768 inputs per perspective -> H (SCReLU) each ->
+both halves, side to move's first -> one output y, in units of `scale` centipawns.  The loss is
+the mean squared error between sigmoid(y) and the target
+
+    lambda * sigmoid(score / scale) + (1 - lambda) * (result + 1) / 2
+
+(score and result from the side to move's view).  Every 20th game (by game index) is held out
+for validation; the epoch with the lowest validation loss is the one exported.  AdamW (weight
+decay --weight-decay) with a cosine learning rate from --lr down to a tenth of it; --mirror
+adds each training position's file-mirrored copy (a <-> h: without castling rights, which the
+net does not see, the rules are symmetric).  Output weights are clipped to what quantises to
+-128..127.  Everything follows from --seed: the initial
+weights and the order of the positions in each epoch, and torch runs single-threaded with its
+deterministic algorithms, so the same data and arguments give the same file.
+
+After every epoch a checkpoint (--checkpoint, default OUT.ckpt) holds the model, the optimiser
+and the best weights so far; started again with the same arguments the trainer goes on from
+the epoch after it.  Writes OUT (the quantised net), OUT.npz (the float weights: w1, b1, w2, b2)
+and prints the losses on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from typing import List, Optional, Sequence, Tuple
+
+from .datagen import FLAG_BLACK_TO_MOVE, DatagenError, load_numpy
+from .nnue import INPUTS, OUTPUT_WEIGHT_LIMIT, SCALE, quantise, write_network
+
+PAD = INPUTS                   # the feature index of an empty slot (a zero row)
+SLOTS = 32                     # at most 32 pieces on a board
+VALIDATION_EVERY = 20          # game index % 20 == 0: validation
+# Positions whose search score is beyond this (mates, won endgames) teach the sigmoid nothing.
+MAX_SCORE = 3000
+
+
+def decode_features(records) -> Tuple["object", "object"]:
+    """Active inputs of each record: (us, them), int16 arrays [N, 32] padded with PAD, the
+    side to move's perspective in `us`."""
+    import numpy as np
+
+    n = len(records)
+    us = np.full((n, SLOTS), PAD, dtype=np.int16)
+    them = np.full((n, SLOTS), PAD, dtype=np.int16)
+    chunk = 100_000
+    shifts = np.arange(64, dtype=np.uint64)
+    for start in range(0, n, chunk):
+        part = records[start:start + chunk]
+        bits = ((part["occupancy"][:, None] >> shifts) & np.uint64(1)).astype(bool)
+        nibbles = np.empty((len(part), 32), dtype=np.uint8)
+        nibbles[:, 0::2] = part["pieces"] & 15
+        nibbles[:, 1::2] = part["pieces"] >> 4
+        rank = np.cumsum(bits, axis=1) - 1
+        rows, squares = np.nonzero(bits)
+        slots = rank[rows, squares]
+        piece = nibbles[rows, slots].astype(np.int32)
+        colour, kind = piece >> 3, (piece & 7) - 1
+        white = ((colour * 6 + kind) << 6) + squares
+        black = (((colour ^ 1) * 6 + kind) << 6) + (squares ^ 56)
+        black_to_move = (part["flags"][rows] & FLAG_BLACK_TO_MOVE) != 0
+        us[start + rows, slots] = np.where(black_to_move, black, white)
+        them[start + rows, slots] = np.where(black_to_move, white, black)
+    return us, them
+
+
+def load(paths: Sequence[str], stream=sys.stderr):
+    """(us, them, score, result, validation mask) of every usable record of the files."""
+    import numpy as np
+
+    parts = []
+    for path in paths:
+        records = load_numpy(path)
+        print(f"{path}: {len(records)} positions", file=stream)
+        parts.append(records)
+    records = np.concatenate(parts) if parts else np.zeros(0)
+    keep = np.abs(records["score"].astype(np.int32)) <= MAX_SCORE
+    records = records[keep]
+    us, them = decode_features(records)
+    validation = (records["game"] % VALIDATION_EVERY) == 0
+    return (us, them, records["score"].astype(np.float32), records["result"].astype(np.float32),
+            validation)
+
+
+def _mirrored(features):
+    """The same inputs with every square's file mirrored (a <-> h); padding stays padding."""
+    import numpy as np
+
+    return np.where(features == PAD, PAD, features ^ 7).astype(features.dtype)
+
+
+def build_model(hidden: int):
+    import torch
+    from torch import nn
+
+    class Network(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.EmbeddingBag(INPUTS + 1, hidden, mode="sum", padding_idx=PAD)
+            self.feature_bias = nn.Parameter(torch.zeros(hidden))
+            self.output = nn.Linear(2 * hidden, 1)
+            with torch.no_grad():
+                self.features.weight.normal_(0.0, 0.05)
+                self.features.weight[PAD].zero_()
+                self.feature_bias.fill_(0.1)
+                self.output.weight.uniform_(-0.1, 0.1)
+                self.output.bias.zero_()
+
+        def forward(self, us, them):
+            a = torch.clamp(self.features(us) + self.feature_bias, 0.0, 1.0) ** 2
+            b = torch.clamp(self.features(them) + self.feature_bias, 0.0, 1.0) ** 2
+            return self.output(torch.cat([a, b], dim=1)).squeeze(1)
+
+        def float_weights(self):
+            return {"w1": self.features.weight[:INPUTS].detach().double().numpy().copy(),
+                    "b1": self.feature_bias.detach().double().numpy().copy(),
+                    "w2": self.output.weight[0].detach().double().numpy().copy(),
+                    "b2": float(self.output.bias.detach()[0])}
+
+    return Network()
+
+
+def _loss(model, us, them, score, result, lam: float, scale: float):
+    import torch
+
+    target = lam * torch.sigmoid(score / scale) + (1.0 - lam) * (result + 1.0) / 2.0
+    return torch.mean((torch.sigmoid(model(us, them)) - target) ** 2)
+
+
+def _evaluate(model, data, lam, scale, batch) -> float:
+    import torch
+
+    us, them, score, result = data
+    total, count = 0.0, len(score)
+    if count == 0:
+        return float("nan")
+    with torch.no_grad():
+        for start in range(0, count, batch):
+            end = start + batch
+            total += _loss(model, us[start:end], them[start:end], score[start:end],
+                           result[start:end], lam, scale).item() * len(score[start:end])
+    return total / count
+
+
+def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
+          epochs: int = 20, batch: int = 16384, lr: float = 1e-3, lam: float = 0.75,
+          scale: float = SCALE, checkpoint: Optional[str] = None, threads: int = 1,
+          weight_decay: float = 0.0, mirror: bool = False, stream=sys.stderr) -> dict:
+    """Train, export OUT and OUT.npz; returns the losses.  See the module docstring."""
+    import numpy as np
+    import torch
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True)
+    us, them, score, result, validation = load(paths, stream)
+    train_idx = np.nonzero(~validation)[0]
+    val_idx = np.nonzero(validation)[0]
+    if mirror:
+        # Each training position once more with the files mirrored (a <-> h): the net sees no
+        # castling rights, and without them the rules are symmetric.  Validation stays as is.
+        us, them, score, result = (np.concatenate([us, _mirrored(us[train_idx])]),
+                                   np.concatenate([them, _mirrored(them[train_idx])]),
+                                   np.concatenate([score, score[train_idx]]),
+                                   np.concatenate([result, result[train_idx]]))
+        train_idx = np.concatenate([train_idx, np.arange(len(validation), len(score))])
+    if len(train_idx) == 0:
+        raise DatagenError("no training positions in the data")
+    print(f"{len(train_idx)} training and {len(val_idx)} validation positions "
+          f"(|score| <= {MAX_SCORE}); hidden {hidden}, {epochs} epochs of batch {batch}, "
+          f"lr {lr}, weight decay {weight_decay}, lambda {lam}, scale {scale}, "
+          f"{'mirrored copies, ' if mirror else ''}seed {seed}", file=stream)
+
+    def tensors(idx):
+        return (torch.from_numpy(us[idx].astype(np.int64)), torch.from_numpy(them[idx].astype(np.int64)),
+                torch.from_numpy(score[idx]), torch.from_numpy(result[idx]))
+
+    train_data, val_data = tensors(train_idx), tensors(val_idx)
+    model = build_model(hidden)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    checkpoint = checkpoint or out + ".ckpt"
+    settings = dict(paths=[os.path.abspath(p) for p in paths], positions=len(score), seed=seed,
+                    hidden=hidden, epochs=epochs, batch=batch, lr=lr, lam=lam, scale=scale,
+                    weight_decay=weight_decay, mirror=mirror)
+    history: List[dict] = []
+    best = None
+    first_epoch = 0
+    if os.path.exists(checkpoint):
+        state = torch.load(checkpoint, weights_only=False)
+        if state["settings"] != settings:
+            raise DatagenError(f"the checkpoint {checkpoint} was made with other settings or "
+                               f"data; remove it to start again")
+        model.load_state_dict(state["model"])
+        optimiser.load_state_dict(state["optimiser"])
+        history, best, first_epoch = state["history"], state["best"], state["epoch"] + 1
+        print(f"resumed from {checkpoint} after epoch {first_epoch}", file=stream)
+
+    count = len(train_idx)
+    batches = math.ceil(count / batch)
+    for epoch in range(first_epoch, epochs):
+        # The order of epoch e depends on (seed, e) only, so a resumed run sees the same one.
+        order = torch.from_numpy(np.random.default_rng([seed, epoch]).permutation(count))
+        for group in optimiser.param_groups:
+            group["lr"] = lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * epoch / max(1, epochs))))
+        started, shown, total = time.monotonic(), time.monotonic(), 0.0
+        for number in range(batches):
+            idx = order[number * batch:(number + 1) * batch]
+            loss = _loss(model, train_data[0][idx], train_data[1][idx], train_data[2][idx],
+                         train_data[3][idx], lam, scale)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            with torch.no_grad():
+                model.output.weight.clamp_(-OUTPUT_WEIGHT_LIMIT, OUTPUT_WEIGHT_LIMIT)
+                model.features.weight[PAD].zero_()
+            total += loss.item() * len(idx)
+            if time.monotonic() - shown > 10:
+                shown = time.monotonic()
+                print(f"epoch {epoch + 1}/{epochs}: batch {number + 1}/{batches}, "
+                      f"loss {total / min(count, (number + 1) * batch):.6f}", file=stream)
+        train_loss = total / count
+        val_loss = _evaluate(model, val_data, lam, scale, batch)
+        history.append({"epoch": epoch + 1, "train": train_loss, "validation": val_loss})
+        improved = best is None or not val_loss >= best["validation"]
+        if improved:
+            best = {"epoch": epoch + 1, "validation": val_loss, "model": model.state_dict()}
+            best["model"] = {k: v.clone() for k, v in best["model"].items()}
+        print(f"epoch {epoch + 1}/{epochs}: train loss {train_loss:.6f}, validation loss "
+              f"{val_loss:.6f}{' (best)' if improved else ''}, "
+              f"{time.monotonic() - started:.0f} s", file=stream)
+        torch.save({"settings": settings, "model": model.state_dict(),
+                    "optimiser": optimiser.state_dict(), "history": history, "best": best,
+                    "epoch": epoch}, checkpoint + ".tmp")
+        os.replace(checkpoint + ".tmp", checkpoint)
+
+    _export(model, best, out, stream)
+    return {"history": history, "best_epoch": best["epoch"], "positions": len(score),
+            "training": len(train_idx), "validation": len(val_idx)}
+
+
+def _export(model, best, out: str, stream) -> None:
+    import numpy as np
+
+    model.load_state_dict(best["model"])
+    weights = model.float_weights()
+    write_network(out, quantise(weights))
+    np.savez(out + ".npz", **weights)
+    print(f"wrote {out} (epoch {best['epoch']}, validation loss {best['validation']:.6f}) "
+          f"and {out}.npz", file=stream)
+
+
+def export_checkpoint(checkpoint: str, out: str, stream=sys.stderr) -> dict:
+    """Write OUT and OUT.npz from the best epoch a checkpoint holds (a run stopped early)."""
+    import torch
+
+    state = torch.load(checkpoint, weights_only=False)
+    if state.get("best") is None:
+        raise DatagenError(f"{checkpoint} holds no finished epoch")
+    model = build_model(state["settings"]["hidden"])
+    for entry in state["history"]:
+        print(f"epoch {entry['epoch']}: train loss {entry['train']:.6f}, validation loss "
+              f"{entry['validation']:.6f}", file=stream)
+    _export(model, state["best"], out, stream)
+    return state
+
+
+def main(argv=None, prog: str = "python -m scacco.engine.nnue_train") -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    parser.add_argument("data", nargs="*", help="scacco datagen files")
+    parser.add_argument("--out", required=True, help="the network file to write (and OUT.npz)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hidden", type=int, default=128, help="units per perspective (1..256)")
+    parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--batch", type=int, default=16384)
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--lambda", dest="lam", type=float, default=0.75,
+                        help="weight of the search score against the game result (default 0.75)")
+    parser.add_argument("--weight-decay", type=float, default=0.0, help="AdamW weight decay (default 0)")
+    parser.add_argument("--mirror", action="store_true",
+                        help="train on each position and its file-mirrored copy as well")
+    parser.add_argument("--checkpoint", help="checkpoint file (default OUT.ckpt)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    parser.add_argument("--export-checkpoint", metavar="CKPT",
+                        help="train nothing: write OUT from the best epoch of this checkpoint "
+                             "(a run stopped before its last epoch)")
+    args = parser.parse_args(argv)
+    if not args.data and not args.export_checkpoint:
+        parser.error("name at least one data file")
+    if not 1 <= args.hidden <= 256:
+        parser.error("--hidden must be in 1..256")
+    if not 0.0 <= args.lam <= 1.0:
+        parser.error("--lambda must be in 0..1")
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        parser.error("training needs PyTorch: pip install -e '.[train]'")
+    try:
+        if args.export_checkpoint:
+            export_checkpoint(args.export_checkpoint, args.out)
+            return 0
+        train(args.data, args.out, seed=args.seed, hidden=args.hidden, epochs=args.epochs,
+              batch=args.batch, lr=args.lr, lam=args.lam,
+              checkpoint=args.checkpoint, threads=args.threads,
+              weight_decay=args.weight_decay, mirror=args.mirror)
+    except (DatagenError, OSError) as error:
+        parser.error(str(error))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
