@@ -185,7 +185,9 @@ QUANTISATION_SHARE = 0.05
 QUANTISATION_MEAN_CP = 15
 
 
-def test_quantised_net_agrees_with_float_net(network, weights):
+def assert_agrees_with_floats(network, weights):
+    """The integer network's output against the float forward pass, on every suite position,
+    within the tolerances above."""
     errors = []
     for board in suite_boards():
         _, output = board.network_evaluation(network)
@@ -194,25 +196,18 @@ def test_quantised_net_agrees_with_float_net(network, weights):
         errors.append(abs(output - reference))
         assert abs(output - reference) <= QUANTISATION_CP + QUANTISATION_SHARE * abs(reference), board.fen()
     assert np.mean(errors) <= QUANTISATION_MEAN_CP
+
+
+def test_quantised_net_agrees_with_float_net(network, weights):
+    assert_agrees_with_floats(network, weights)
 
 
 def test_packaged_net_agrees_with_its_float_weights():
     """The shipped network against the float weights the trainer wrote for it (kept in
     tests/data), with the same tolerance."""
-    path = nnue.default_network_path()
     floats = REPO_ROOT / "tests" / "data" / (nnue.DEFAULT_NETWORK + ".npz")
-    if not path.exists() or not floats.exists():
-        pytest.skip("no packaged network (or its float weights) yet")
-    network = nnue.read_network(path)
-    weights = dict(np.load(floats))
-    errors = []
-    for board in suite_boards():
-        _, output = board.network_evaluation(network)
-        us, them = nnue.board_features(board)
-        reference = nnue.float_output(weights, us, them)
-        errors.append(abs(output - reference))
-        assert abs(output - reference) <= QUANTISATION_CP + QUANTISATION_SHARE * abs(reference), board.fen()
-    assert np.mean(errors) <= QUANTISATION_MEAN_CP
+    assert nnue.default_network_path().exists() and floats.exists()
+    assert_agrees_with_floats(nnue.read_network(nnue.default_network_path()), dict(np.load(floats)))
 
 
 def test_features_follow_the_perspective_rules():
