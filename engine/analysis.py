@@ -14,16 +14,16 @@ or let go), or whose drop in the mover's winning chances is at least REVIEW_DROP
 below REVIEW_CEILING (0.5) -- near the mistake and blunder lines, where the class can turn on
 a little depth -- has the positions before and after it searched again with Budget.review
 times the budget (4x nodes or movetime, depth + 2; review=1 turns it off), on the same table.
-A third look, at Budget.review squared (16x), takes the moves of the second that a mate rule
-still judges (its class turns on the evaluation against -7.00 and -9.99) or whose drop then
-lies within REVIEW_BORDER (0.15) of either line.  The mate-rule moves go first, then the
-moves nearest a line; all the looks of a game together stop at REVIEW_SHARE (1.0) times the
-first pass (a look at 4x counts as four positions), so a game costs at most twice its first
-pass however many blunders it holds.  The judgements are then made from the deepest
-evaluations.  A search at the budget misjudges a few such moves either way (a tactic seen
-only a little deeper, or a refutation it did not yet find); the extra looks cost a few
-positions a game and are what makes the blunders agree with a much deeper search
-(bench/analysis_quality.py, the README).  With a node or depth budget they are as
+A third look, at Budget.review squared (16x), takes the moves whose position before had a
+second look and that a mate rule still judges (its class turns on the evaluation against
+-7.00 and -9.99) or whose drop then lies within REVIEW_BORDER (0.15) of either line.  The
+mate-rule moves go first, then the moves nearest a line; all the looks of a game together
+stop at REVIEW_SHARE (1.0) times the first pass (a look at 4x counts as four positions), so a
+game costs at most twice its first pass however many blunders it holds.  The judgements are
+then made from the deepest evaluations.  A search at the budget misjudges a few such moves
+either way (a tactic seen only a little deeper, or a refutation it did not yet find); the
+extra looks cost a few positions a game and are what makes the blunders agree with a much
+deeper search (bench/analysis_quality.py, the README).  With a node or depth budget they are as
 deterministic as the first pass.
 
 `analyse_pgn(text, budget, number)` is the same on one game's PGN text: a plain function of
@@ -225,7 +225,7 @@ def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: li
     Returns (positions searched again, nodes spent)."""
     if budget.review <= 1:
         return 0, 0
-    allowance = [REVIEW_SHARE * len(evaluations)]     # in searches at the budget
+    allowance = REVIEW_SHARE * len(evaluations)       # in searches at the budget
     looked = {}                                        # position -> the factor it was searched at
     nodes = 0
 
@@ -242,13 +242,13 @@ def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: li
         return sorted(out)
 
     def look(plies, factor):
-        nonlocal nodes
+        nonlocal nodes, allowance
         limits = budget.limits(factor)
         for _, index in plies:
             todo = [at for at in (index, index + 1) if looked.get(at, 1) < factor]
-            if allowance[0] < len(todo) * factor:
+            if allowance < len(todo) * factor:
                 return
-            allowance[0] -= len(todo) * factor
+            allowance -= len(todo) * factor
             for at in todo:
                 position = evaluations[at][3]
                 evaluation, best, line, spent = evaluate_position(searcher, position, budget, limits)
@@ -271,6 +271,7 @@ def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: li
         return distance if distance < REVIEW_BORDER else None
 
     look(candidates(second), budget.review)
+    # the third look: among the moves whose position before was looked at
     look([c for c in candidates(third) if c[1] in looked], budget.review ** 2)
     return len(looked), nodes
 
