@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 from typing import IO, Iterator, List, Optional, Tuple
 
@@ -19,45 +18,9 @@ from .analysis import (AnalysisError, Budget, GameAnalysis, analyse_pgn, annotat
 from .batch import Failure, run_batch
 from .graph import PLOT_EXTRA, plot_game
 from .pgn import MainLineBuilder, read_games, write_game
+from .progress import Progress
 
-__all__ = ["Progress", "analyse_file", "graph_path"]
-
-
-class Progress:
-    """Positions done, positions per second and time left on stderr: a bar redrawn in place
-    on a terminal, a plain line every few seconds otherwise."""
-
-    def __init__(self, total: int, stream: Optional[IO[str]] = None, interval: float = 5.0) -> None:
-        self.total = total
-        self.done = 0
-        self.stream = stream = stream if stream is not None else sys.stderr
-        self.tty = hasattr(stream, "isatty") and stream.isatty()
-        self.interval = 0.2 if self.tty else interval
-        self.start = time.monotonic()
-        self.last = 0.0
-
-    def advance(self, positions: int = 1) -> None:
-        self.done += positions
-        now = time.monotonic()
-        if now - self.last >= self.interval or self.done >= self.total:
-            self.last = now
-            self._show(now)
-
-    def _show(self, now: float) -> None:
-        elapsed = max(now - self.start, 1e-6)
-        rate = self.done / elapsed
-        left = (self.total - self.done) / rate if rate > 0 else 0.0
-        text = (f"{self.done}/{self.total} positions, {rate:.1f} positions/s, "
-                f"{left:.0f} s left")
-        if self.tty:
-            width = 30
-            filled = int(width * self.done / self.total) if self.total else width
-            self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {text}\x1b[K")
-            if self.done >= self.total:
-                self.stream.write("\n")
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
+__all__ = ["analyse_file", "graph_path"]
 
 
 def graph_path(base: str, number: int, games: int) -> str:

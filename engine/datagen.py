@@ -52,6 +52,7 @@ from typing import IO, Iterator, List, NamedTuple, Optional, Tuple
 from ..ext._core import ADJUDICATION_PY, GAME_ENDS_PY, RECORD_BYTES_PY, SelfPlay
 from .batch import Failure, run_batch
 from .board import Board
+from .progress import Progress
 
 __all__ = ["DatagenError", "Settings", "GameRecord", "TrainingPosition", "play_game",
            "game_start", "chess960_fen", "read_openings", "generate", "read_positions",
@@ -320,45 +321,6 @@ def _describe(s: Settings) -> str:
             f"{s.chess960_share:g}, openings CRC {s.openings_crc:08x}")
 
 
-class DatagenProgress:
-    """Games, positions, positions per second and time left on stderr: redrawn in place on a
-    terminal, a line every few seconds otherwise."""
-
-    def __init__(self, first: int, total: int, stream: IO[str], interval: Optional[float] = None) -> None:
-        self.first, self.total, self.stream = first, total, stream
-        self.games = first
-        self.positions = 0
-        self.tty = hasattr(stream, "isatty") and stream.isatty()
-        self.interval = interval if interval is not None else (0.5 if self.tty else 5.0)
-        self.start = time.monotonic()
-        self.last = self.start
-
-    def advance(self, positions: int) -> None:
-        self.games += 1
-        self.positions += positions
-        now = time.monotonic()
-        if now - self.last >= self.interval or self.games >= self.total:
-            self.last = now
-            self.show(now)
-
-    def show(self, now: float) -> None:
-        elapsed = max(now - self.start, 1e-9)
-        played = self.games - self.first
-        rate = self.positions / elapsed
-        left = (self.total - self.games) * elapsed / played if played else 0.0
-        text = (f"games {self.games}/{self.total}, positions {self.positions}, "
-                f"{rate:.0f} positions/s, {_clock(left)} left")
-        self.stream.write(("\r" + text + "\x1b[K") if self.tty else text + "\n")
-        if self.tty and self.games >= self.total:
-            self.stream.write("\n")
-        self.stream.flush()
-
-
-def _clock(seconds: float) -> str:
-    seconds = int(round(seconds))
-    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
-
-
 def generate(out, games: int, *, nodes: int = DEFAULT_NODES, seed: int = 0,
              random_plies: int = DEFAULT_RANDOM_PLIES,
              chess960_share: float = DEFAULT_CHESS960_SHARE, openings=None, jobs: int = 1,
@@ -392,12 +354,12 @@ def generate(out, games: int, *, nodes: int = DEFAULT_NODES, seed: int = 0,
                 fen, chess960, random_seed = game_start(index, settings, fens)
                 yield index, fen, chess960, random_seed, random_plies, nodes
 
-        progress = DatagenProgress(first, games, stream)
+        progress = Progress(games, stream, noun="games", first=first)
         last_sync = time.monotonic()
         for index, game in zip(range(first, games), run_batch(play_game, items(), jobs, ray_address)):
             if isinstance(game, Failure):
                 stream.write(f"datagen: game {index} failed and is left out: {game.error!r}\n")
-                progress.advance(0)
+                progress.advance(1, positions=0)
                 continue
             handle.write(game.records)      # one write: the whole game or, if killed, a tail
             handle.flush()
@@ -406,7 +368,7 @@ def generate(out, games: int, *, nodes: int = DEFAULT_NODES, seed: int = 0,
                 last_sync = time.monotonic()
             written += game.positions
             played += 1
-            progress.advance(game.positions)
+            progress.advance(1, positions=game.positions)
         os.fsync(handle.fileno())
     finally:
         handle.close()

@@ -14,9 +14,10 @@ import os
 import sys
 from typing import IO, Iterator, List, Optional
 
-from .analyse_command import Progress, _count as count_games
+from .analyse_command import _count as count_games
 from .batch import Failure, run_batch
 from .pgn import read_games
+from .progress import Progress
 from .puzzle_finder import FinderBudget, FinderError, FoundPuzzle, find_puzzles_pgn
 from .themes import tag_puzzle
 
