@@ -19,7 +19,6 @@ Progress on stderr; the reference evaluations are cached in --games + ".stockfis
 (or ".scacco-NODES.jsonl"), one line per game, so an interrupted run resumes.
 """
 import argparse
-import io
 import json
 import random
 import sys
@@ -30,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from scacco.engine import accuracy as acc  # noqa: E402
 from scacco.engine.accuracy import Eval  # noqa: E402
-from scacco.engine.analysis import DEFAULT_NODES, DEFAULT_REVIEW, Budget, analyse_game, evaluate_position  # noqa: E402
+from scacco.engine.analysis import (DEFAULT_NODES, DEFAULT_REVIEW, Budget, analyse_game,  # noqa: E402
+                                    evaluate_position, judge_move)
 from scacco.engine.board import Board  # noqa: E402
 from scacco.engine.levels import play  # noqa: E402
 from scacco.engine.pgn import Game, MoveNode, read_games, write_game  # noqa: E402
@@ -137,10 +137,9 @@ def judgements(game: Game, evals):
     for ply, node in enumerate(game.moves):
         before, best = evals[ply]
         after, _ = evals[ply + 1]
-        if node.uci != best:
-            verdict, _ = acc.judge(Eval(**before), Eval(**after), bool(board.turn))
-            if verdict:
-                out[ply] = verdict
+        verdict, _ = judge_move(Eval(**before), Eval(**after), bool(board.turn), node.uci, best)
+        if verdict:
+            out[ply] = verdict
         board.push_uci(node.uci)
     return out
 

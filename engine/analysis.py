@@ -197,6 +197,16 @@ def evaluate_position(searcher: Searcher, board: Board, budget: Budget,
     return evaluation, result.best_move, list(result.pv), result.nodes
 
 
+def judge_move(before: Eval, after: Eval, white: bool, played: str,
+               best: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+    """(judgement, mate sequence) of the move `played` (UCI) between the evaluations before
+    and after it, as accuracy.judge gives them; the engine's own choice (`best`) is not
+    judged."""
+    if played == best:
+        return None, None
+    return acc.judge(before, after, white)
+
+
 def _line_san(board: Board, line: Iterable[str]) -> List[str]:
     walker = board.copy()
     out = []
@@ -317,10 +327,7 @@ def analyse_game(game: Game, budget: Budget = Budget(), *, number: int = 1,
         win_percents.append(win_after)
         mine_before = win_before if white else 100.0 - win_before
         mine_after = win_after if white else 100.0 - win_after
-        if node.uci == best_uci:
-            judgement, sequence = None, None    # the engine's own choice is not judged
-        else:
-            judgement, sequence = acc.judge(before, after, white)
+        judgement, sequence = judge_move(before, after, white, node.uci, best_uci)
         line_san = _line_san(position, line)
         moves.append(MoveAnalysis(
             ply=index, move_number=position.fullmove_number, white=white, uci=node.uci,
