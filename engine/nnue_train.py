@@ -146,7 +146,7 @@ def _evaluate(model, data, lam, scale, batch) -> float:
     with torch.no_grad():
         for start in range(0, count, batch):
             end = start + batch
-            total += _loss(model, us[start:end], them[start:end], score[start:end],
+            total += _loss(model, us[start:end].long(), them[start:end].long(), score[start:end],
                            result[start:end], lam, scale).item() * len(score[start:end])
     return total / count
 
@@ -181,7 +181,9 @@ def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
           f"{'mirrored copies, ' if mirror else ''}seed {seed}", file=stream)
 
     def tensors(idx):
-        return (torch.from_numpy(us[idx].astype(np.int64)), torch.from_numpy(them[idx].astype(np.int64)),
+        # The inputs stay int16 (a quarter of int64's memory: tens of millions of rows fit);
+        # each batch is widened to the int64 that EmbeddingBag takes when it is used.
+        return (torch.from_numpy(us[idx]), torch.from_numpy(them[idx]),
                 torch.from_numpy(score[idx]), torch.from_numpy(result[idx]))
 
     train_data, val_data = tensors(train_idx), tensors(val_idx)
@@ -214,8 +216,8 @@ def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
         started, shown, total = time.monotonic(), time.monotonic(), 0.0
         for number in range(batches):
             idx = order[number * batch:(number + 1) * batch]
-            loss = _loss(model, train_data[0][idx], train_data[1][idx], train_data[2][idx],
-                         train_data[3][idx], lam, scale)
+            loss = _loss(model, train_data[0][idx].long(), train_data[1][idx].long(),
+                         train_data[2][idx], train_data[3][idx], lam, scale)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
