@@ -20,6 +20,10 @@ net does not see, the rules are symmetric).  Output weights are clipped to what 
 weights and the order of the positions in each epoch, and torch runs single-threaded with its
 deterministic algorithms, so the same data and arguments give the same file.
 
+--init NET.nnue.npz starts from the float weights of an earlier run instead of random ones
+(the same hidden size): a net can so go on learning from new data in later runs, when the
+data of the earlier ones is gone.
+
 After every epoch a checkpoint (--checkpoint, default OUT.ckpt) holds the model, the optimiser
 and the best weights so far; started again with the same arguments the trainer goes on from
 the epoch after it.  Writes OUT (the quantised net), OUT.npz (the float weights: w1, b1, w2, b2)
@@ -129,6 +133,32 @@ def build_model(hidden: int):
     return Network()
 
 
+def load_float_weights(model, path: str, hidden: int) -> None:
+    """Set the model's weights from an OUT.npz the trainer wrote (w1, b1, w2, b2).
+    :raises DatagenError: a file that is not such weights, or of another hidden size."""
+    import numpy as np
+    import torch
+
+    try:
+        with np.load(path) as data:
+            weights = {key: np.asarray(data[key], dtype=np.float64) for key in ("w1", "b1", "w2", "b2")}
+    except (OSError, ValueError, KeyError) as error:
+        raise DatagenError(f"{path}: not the float weights of a network ({error})") from None
+    shapes = {"w1": (INPUTS, hidden), "b1": (hidden,), "w2": (2 * hidden,), "b2": ()}
+    for key, shape in shapes.items():
+        if weights[key].shape != shape:
+            raise DatagenError(f"{path}: {key} has shape {weights[key].shape}, a net of "
+                               f"{hidden} hidden units needs {shape}")
+        if not np.all(np.isfinite(weights[key])):
+            raise DatagenError(f"{path}: {key} holds values that are not finite")
+    with torch.no_grad():
+        model.features.weight[:INPUTS] = torch.from_numpy(weights["w1"]).float()
+        model.features.weight[PAD].zero_()
+        model.feature_bias.copy_(torch.from_numpy(weights["b1"]).float())
+        model.output.weight[0] = torch.from_numpy(weights["w2"]).float()
+        model.output.bias.fill_(float(weights["b2"]))
+
+
 def _loss(model, us, them, score, result, lam: float, scale: float):
     import torch
 
@@ -154,7 +184,8 @@ def _evaluate(model, data, lam, scale, batch) -> float:
 def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
           epochs: int = 20, batch: int = 16384, lr: float = 1e-3, lam: float = 0.75,
           scale: float = SCALE, checkpoint: Optional[str] = None, threads: int = 1,
-          weight_decay: float = 0.0, mirror: bool = False, stream=sys.stderr) -> dict:
+          weight_decay: float = 0.0, mirror: bool = False, init: Optional[str] = None,
+          stream=sys.stderr) -> dict:
     """Train, export OUT and OUT.npz; returns the losses.  See the module docstring."""
     import numpy as np
     import torch
@@ -178,7 +209,8 @@ def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
     print(f"{len(train_idx)} training and {len(val_idx)} validation positions "
           f"(|score| <= {MAX_SCORE}); hidden {hidden}, {epochs} epochs of batch {batch}, "
           f"lr {lr}, weight decay {weight_decay}, lambda {lam}, scale {scale}, "
-          f"{'mirrored copies, ' if mirror else ''}seed {seed}", file=stream)
+          f"{'mirrored copies, ' if mirror else ''}seed {seed}"
+          f"{f', from the weights of {init}' if init else ''}", file=stream)
 
     def tensors(idx):
         # The inputs stay int16 (a quarter of int64's memory: tens of millions of rows fit);
@@ -188,11 +220,14 @@ def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
 
     train_data, val_data = tensors(train_idx), tensors(val_idx)
     model = build_model(hidden)
+    if init is not None:
+        load_float_weights(model, init, hidden)
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     checkpoint = checkpoint or out + ".ckpt"
     settings = dict(paths=[os.path.abspath(p) for p in paths], positions=len(score), seed=seed,
                     hidden=hidden, epochs=epochs, batch=batch, lr=lr, lam=lam, scale=scale,
-                    weight_decay=weight_decay, mirror=mirror)
+                    weight_decay=weight_decay, mirror=mirror,
+                    init=None if init is None else os.path.abspath(init))
     history: List[dict] = []
     best = None
     first_epoch = 0
@@ -289,6 +324,9 @@ def main(argv=None, prog: str = "python -m scacco.engine.nnue_train") -> int:
     parser.add_argument("--weight-decay", type=float, default=0.0, help="AdamW weight decay (default 0)")
     parser.add_argument("--mirror", action="store_true",
                         help="train on each position and its file-mirrored copy as well")
+    parser.add_argument("--init", metavar="NET.npz",
+                        help="start from these float weights (OUT.npz of an earlier run, the same "
+                             "--hidden) instead of random ones")
     parser.add_argument("--checkpoint", help="checkpoint file (default OUT.ckpt)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--export-checkpoint", metavar="CKPT",
@@ -312,7 +350,7 @@ def main(argv=None, prog: str = "python -m scacco.engine.nnue_train") -> int:
         train(args.data, args.out, seed=args.seed, hidden=args.hidden, epochs=args.epochs,
               batch=args.batch, lr=args.lr, lam=args.lam,
               checkpoint=args.checkpoint, threads=args.threads,
-              weight_decay=args.weight_decay, mirror=args.mirror)
+              weight_decay=args.weight_decay, mirror=args.mirror, init=args.init)
     except (DatagenError, OSError) as error:
         parser.error(str(error))
     return 0

@@ -355,3 +355,28 @@ def test_trainer_is_deterministic_and_its_net_loads(tmp_path):
         network = nnue.read_network(out)
         assert network.hidden == 32
     assert outputs[0] == outputs[1]
+
+
+def test_trainer_goes_on_from_the_float_weights_of_an_earlier_run(tmp_path):
+    """--init: with a learning rate of 0 the net trained from an earlier run's weights is that
+    run's net, byte for byte; weights of another hidden size are refused with the reason."""
+    pytest.importorskip("torch", reason="the trainer needs PyTorch (pip install -e '.[train]')")
+    from scacco.engine.datagen import DatagenError, generate
+    from scacco.engine.nnue_train import train
+    import io
+
+    data = tmp_path / "d.bin"
+    generate(data, 3, nodes=300, seed=5, random_plies=8, chess960_share=0.0,
+             openings=shared_file("chessathome_openings.fen"), jobs=1, stream=io.StringIO())
+    first = tmp_path / "first.nnue"
+    train([str(data)], str(first), seed=3, hidden=16, epochs=1, batch=64, stream=io.StringIO())
+    again = tmp_path / "again.nnue"
+    train([str(data)], str(again), seed=4, hidden=16, epochs=1, batch=64, lr=0.0,
+          init=str(first) + ".npz", stream=io.StringIO())
+    assert again.read_bytes() == first.read_bytes()
+    before, after = np.load(str(first) + ".npz"), np.load(str(again) + ".npz")
+    for key in ("w1", "b1", "w2", "b2"):
+        assert np.array_equal(before[key], after[key])
+    with pytest.raises(DatagenError, match="hidden units"):
+        train([str(data)], str(tmp_path / "other.nnue"), seed=3, hidden=8, epochs=1, batch=64,
+              init=str(first) + ".npz", stream=io.StringIO())
