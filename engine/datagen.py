@@ -18,6 +18,9 @@ File layout (little-endian).  A 32-byte header, then 36-byte records, nothing el
             24  u16  random plies
             26  u16  Chess960 share in units of 1/10000
             28  u32  CRC-32 of the openings file
+            32  u32  CRC-32 of the network file the games were played with, 0 for the
+                     classical evaluation
+            36  4 B  zero
     record   0  u64  occupancy, bit i = square i (a1 = 0 ... h8 = 63)
              8  16 B pieces in occupancy order (lowest square first), two per byte, the first in
                      the low nibble; a piece is colour * 8 + type: white 1..6, black 9..14,
@@ -52,6 +55,7 @@ from typing import IO, Iterator, List, NamedTuple, Optional, Tuple
 from ..ext._core import ADJUDICATION_PY, GAME_ENDS_PY, RECORD_BYTES_PY, SelfPlay
 from .batch import Failure, run_batch
 from .board import Board
+from .nnue import NetworkError, parse_network
 from .progress import Progress
 
 __all__ = ["DatagenError", "Settings", "GameRecord", "TrainingPosition", "play_game",
@@ -60,12 +64,12 @@ __all__ = ["DatagenError", "Settings", "GameRecord", "TrainingPosition", "play_g
            "DEFAULT_NODES", "DEFAULT_RANDOM_PLIES", "DEFAULT_CHESS960_SHARE"]
 
 MAGIC = b"SCACCOTD"
-VERSION = 1
-HEADER = struct.Struct("<8sHHIQHHI")
+VERSION = 2
+HEADER = struct.Struct("<8sHHIQHHII4x")
 HEADER_BYTES = HEADER.size
 RECORD_BYTES = RECORD_BYTES_PY
 RECORD = struct.Struct("<Q16shbBBBHI")
-assert RECORD.size == RECORD_BYTES and HEADER_BYTES == 32
+assert RECORD.size == RECORD_BYTES and HEADER_BYTES == 40
 FLAG_BLACK_TO_MOVE = 1
 FLAG_LAST_OF_GAME = 2
 FLAG_CHESS960 = 4
@@ -102,6 +106,7 @@ class Settings:
     random_plies: int = DEFAULT_RANDOM_PLIES
     chess960_share: float = DEFAULT_CHESS960_SHARE
     openings_crc: int = 0
+    network_crc: int = 0      # of the network file played with; 0: the classical evaluation
 
     def check(self) -> None:
         """:raises DatagenError: on a value out of range."""
@@ -120,7 +125,8 @@ class Settings:
 
     def header(self) -> bytes:
         return HEADER.pack(MAGIC, VERSION, RECORD_BYTES, self.nodes, self.seed,
-                           self.random_plies, self.share_units, self.openings_crc)
+                           self.random_plies, self.share_units, self.openings_crc,
+                           self.network_crc)
 
 
 @dataclass
@@ -217,11 +223,32 @@ def game_start(index: int, settings: Settings, openings: List[str]) -> Tuple[str
     return openings[rng.randrange(len(openings))], False, rng.getrandbits(64)
 
 
+_networks: dict = {}      # (path, CRC) -> network, loaded once per worker process
+
+
+def _network(path: str, crc: int):
+    """The network file at `path`, which must still have CRC-32 `crc` (checked once per
+    process).  :raises DatagenError: when it cannot be read, is no network, or has changed."""
+    key = (path, crc)
+    if key not in _networks:
+        try:
+            data = Path(path).read_bytes()
+            if zlib.crc32(data) != crc:
+                raise DatagenError(f"the network file {path} changed while the games were played")
+            _networks[key] = parse_network(data, path)
+        except OSError as error:
+            raise DatagenError(f"cannot read the network file {path}: {error.strerror or error}") from None
+        except NetworkError as error:
+            raise DatagenError(str(error)) from None
+    return _networks[key]
+
+
 def play_game(index: int, start_fen: str, chess960: bool, random_seed: int, random_plies: int,
-              nodes: int) -> GameRecord:
+              nodes: int, network: Optional[Tuple[str, int]] = None) -> GameRecord:
     """Game `index`: random_plies random legal moves from start_fen (fewer if the game ends),
-    then self-play at `nodes` per move.  A plain function of its arguments, for the batch
-    runner (worker processes or Ray)."""
+    then self-play at `nodes` per move, evaluating with the network (path, CRC-32 of the file)
+    or, without one, the classical evaluation.  A plain function of its arguments, for the
+    batch runner (worker processes or Ray)."""
     board = Board(start_fen, chess960=chess960)
     rng = random.Random(random_seed)
     random_moves = []
@@ -232,8 +259,10 @@ def play_game(index: int, start_fen: str, chess960: bool, random_seed: int, rand
         code = codes[rng.randrange(len(codes))]
         random_moves.append(board.move_uci(code))
         board.push_code(code)
-    records, result, termination, codes, searched = SelfPlay(HASH_MB).play(
-        board, nodes, index, len(random_moves))
+    player = SelfPlay(HASH_MB)
+    if network is not None:
+        player.set_network(_network(*network))
+    records, result, termination, codes, searched = player.play(board, nodes, index, len(random_moves))
     moves = []
     for code in codes:
         moves.append(board.move_uci(code))
@@ -249,13 +278,13 @@ def _read_header(handle, path) -> Settings:
     raw = handle.read(HEADER_BYTES)
     if len(raw) < HEADER_BYTES:
         raise DatagenError(f"{path} is not a Scacco training data file (too short for a header)")
-    magic, version, record_bytes, nodes, seed, plies, share, crc = HEADER.unpack(raw)
+    magic, version, record_bytes, nodes, seed, plies, share, crc, network_crc = HEADER.unpack(raw)
     if magic != MAGIC:
         raise DatagenError(f"{path} is not a Scacco training data file (magic {magic!r})")
     if version != VERSION or record_bytes != RECORD_BYTES:
         raise DatagenError(f"{path} has format version {version} with {record_bytes}-byte "
                            f"records; this build reads version {VERSION}, {RECORD_BYTES} bytes")
-    return Settings(nodes, seed, plies, share / SHARE_UNITS, crc)
+    return Settings(nodes, seed, plies, share / SHARE_UNITS, crc, network_crc)
 
 
 def _resume_point(handle, size: int) -> Tuple[int, int]:
@@ -318,16 +347,21 @@ def open_output(path, settings: Settings, stream: IO[str]) -> Tuple[IO[bytes], i
 
 def _describe(s: Settings) -> str:
     return (f"nodes {s.nodes}, seed {s.seed}, random plies {s.random_plies}, Chess960 share "
-            f"{s.chess960_share:g}, openings CRC {s.openings_crc:08x}")
+            f"{s.chess960_share:g}, openings CRC {s.openings_crc:08x}, "
+            + (f"network CRC {s.network_crc:08x}" if s.network_crc else "classical evaluation"))
 
 
 def generate(out, games: int, *, nodes: int = DEFAULT_NODES, seed: int = 0,
              random_plies: int = DEFAULT_RANDOM_PLIES,
              chess960_share: float = DEFAULT_CHESS960_SHARE, openings=None, jobs: int = 1,
-             ray_address: Optional[str] = None, stream: Optional[IO[str]] = None) -> dict:
+             ray_address: Optional[str] = None, network=None,
+             stream: Optional[IO[str]] = None) -> dict:
     """Make `out` hold games 0..games-1 of these settings, playing the ones it lacks (in
     `jobs` processes, or on the Ray cluster at ray_address), with progress on `stream`
-    (stderr).  Returns {"games": played now, "positions": written now, "seconds": ...,
+    (stderr).  With `network` (the path of a network file, checked first) the games are
+    played with the neural evaluation; the file's CRC-32 goes into the header, so a file is
+    only ever resumed with the same network (on a Ray cluster every worker must see the file
+    at that path).  Returns {"games": played now, "positions": written now, "seconds": ...,
     "next_game": games afterwards}.
 
     :raises DatagenError: on bad settings, openings or output (before anything is played)."""
@@ -339,7 +373,20 @@ def generate(out, games: int, *, nodes: int = DEFAULT_NODES, seed: int = 0,
     if openings is None:
         raise DatagenError("an openings file is needed (the shared chessathome_openings.fen)")
     fens, crc = read_openings(openings)
-    settings = Settings(nodes, seed, random_plies, chess960_share, crc)
+    played_with = None
+    if network is not None:
+        try:
+            data = Path(network).read_bytes()
+        except OSError as error:
+            raise DatagenError(f"cannot read the network file {network}: "
+                               f"{error.strerror or error}") from None
+        try:
+            parse_network(data, str(network))
+        except NetworkError as error:
+            raise DatagenError(str(error)) from None
+        played_with = (str(Path(network).resolve()), zlib.crc32(data))
+    settings = Settings(nodes, seed, random_plies, chess960_share, crc,
+                        played_with[1] if played_with else 0)
     settings.check()
     handle, first = open_output(out, settings, stream)
     started = time.monotonic()
@@ -352,7 +399,7 @@ def generate(out, games: int, *, nodes: int = DEFAULT_NODES, seed: int = 0,
         def items() -> Iterator[tuple]:
             for index in range(first, games):
                 fen, chess960, random_seed = game_start(index, settings, fens)
-                yield index, fen, chess960, random_seed, random_plies, nodes
+                yield index, fen, chess960, random_seed, random_plies, nodes, played_with
 
         progress = Progress(games, stream, noun="games", first=first)
         last_sync = time.monotonic()

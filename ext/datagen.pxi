@@ -263,6 +263,11 @@ cdef class SelfPlay:
         free(self.records)
         free(self.moves)
 
+    def set_network(self, NnueNetwork network):
+        """Play with `network` (None: the classical evaluation) from the next game on.
+        :raises MemoryError: when the accumulators cannot be allocated."""
+        self.core.set_network(network)
+
     def play(self, CoreBoard start not None, long long nodes, long long game_index=0,
              int start_ply=0):
         """Play a game from `start` (with its history, for repetitions) at `nodes` per move.

@@ -354,3 +354,52 @@ def test_a_killed_run_resumes_to_the_file_of_one_run(tmp_path, openings):
     reference = tmp_path / "reference.bin"
     make(reference, games, openings)
     assert path.read_bytes() == reference.read_bytes()
+
+
+def test_games_played_with_a_network(tmp_path, openings):
+    """--net: the games are played with the neural evaluation (so they are other games), are
+    legal and recorded as python-chess says, the header holds the CRC-32 of the network file,
+    and a file is resumed only with the same network; a bad network file changes nothing."""
+    import zlib
+
+    from scacco.engine.nnue import default_network_path
+
+    net = default_network_path()
+    path = tmp_path / "net.bin"
+    summary, _ = make(path, 3, openings, network=str(net))
+    assert summary["games"] == 3
+    settings = read_settings(path)
+    assert settings.network_crc == zlib.crc32(net.read_bytes())
+    fens, _ = read_openings(openings)
+    played_with = (str(net.resolve()), settings.network_crc)
+    differ = 0
+    for index in range(3):
+        start = game_start(index, settings, fens)
+        game = play_game(index, *start, 6, NODES, played_with)
+        replay(game)
+        check_records(game)
+        differ += game.moves != play_game(index, *start, 6, NODES).moves
+    assert differ >= 1
+    before = path.read_bytes()
+    with pytest.raises(DatagenError, match="other settings"):
+        make(path, 4, openings)                                   # classical now
+    other = tmp_path / "other.nnue"
+    other.write_bytes(net.read_bytes())
+    changed = bytearray(other.read_bytes())
+    changed[-1] ^= 1                                              # a corrupt copy
+    other.write_bytes(bytes(changed))
+    with pytest.raises(DatagenError, match="CRC|checksum"):
+        make(path, 4, openings, network=str(other))
+    with pytest.raises(DatagenError, match="cannot read the network file"):
+        make(path, 4, openings, network=str(tmp_path / "missing.nnue"))
+    numpy = pytest.importorskip("numpy")
+    from scacco.engine.nnue import quantise, write_network
+    rng = numpy.random.default_rng(1)
+    valid = tmp_path / "valid.nnue"                               # a good net, but another
+    write_network(valid, quantise({"w1": rng.normal(0, 0.1, (768, 16)), "b1": numpy.zeros(16),
+                                   "w2": rng.uniform(-1, 1, 32), "b2": 0.0}))
+    with pytest.raises(DatagenError, match="other settings"):
+        make(path, 4, openings, network=str(valid))
+    assert path.read_bytes() == before
+    summary, _ = make(path, 4, openings, network=str(net))        # the same network: resumes
+    assert summary["games"] == 1

@@ -178,6 +178,10 @@ def datagen_command(argv):
                         help="one FEN a line (default: the shared chessathome_openings.fen)")
     parser.add_argument("--jobs", type=int, default=None, metavar="J", help="worker processes (default: every core)")
     parser.add_argument("--ray", metavar="ADDRESS", help="play the games on the Ray cluster at ADDRESS (needs the ray extra)")
+    parser.add_argument("--net", metavar="NET.nnue",
+                        help="play with this network (the neural evaluation) instead of the "
+                             "classical evaluation; the file is checked first, and a data file "
+                             "is only resumed with the same network")
     args = parser.parse_args(argv)
     if args.games < 0:
         parser.error("--games must be at least 0")
@@ -192,7 +196,8 @@ def datagen_command(argv):
         summary = generate(args.out, args.games, nodes=args.nodes, seed=args.seed,
                            random_plies=args.random_plies, chess960_share=args.chess960_share,
                            openings=args.openings or default_openings(),
-                           jobs=args.jobs or default_jobs(), ray_address=args.ray)
+                           jobs=args.jobs or default_jobs(), ray_address=args.ray,
+                           network=args.net)
     except DatagenError as error:
         parser.error(str(error))
     seconds = summary["seconds"]
