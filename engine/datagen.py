@@ -223,23 +223,31 @@ def game_start(index: int, settings: Settings, openings: List[str]) -> Tuple[str
     return openings[rng.randrange(len(openings))], False, rng.getrandbits(64)
 
 
-_networks: dict = {}      # (path, CRC) -> network, loaded once per worker process
+_networks: dict = {}      # (path, CRC) -> network, loaded once per process
+
+
+def _read_network_file(path) -> Tuple[object, int]:
+    """(network, CRC-32 of the file) of the network file at `path`.
+    :raises DatagenError: when it cannot be read or is not a valid network."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise DatagenError(f"cannot read the network file {path}: {error.strerror or error}") from None
+    try:
+        return parse_network(data, str(path)), zlib.crc32(data)
+    except NetworkError as error:
+        raise DatagenError(str(error)) from None
 
 
 def _network(path: str, crc: int):
-    """The network file at `path`, which must still have CRC-32 `crc` (checked once per
+    """The network file at `path`, which must still have CRC-32 `crc` (read once per
     process).  :raises DatagenError: when it cannot be read, is no network, or has changed."""
     key = (path, crc)
     if key not in _networks:
-        try:
-            data = Path(path).read_bytes()
-            if zlib.crc32(data) != crc:
-                raise DatagenError(f"the network file {path} changed while the games were played")
-            _networks[key] = parse_network(data, path)
-        except OSError as error:
-            raise DatagenError(f"cannot read the network file {path}: {error.strerror or error}") from None
-        except NetworkError as error:
-            raise DatagenError(str(error)) from None
+        network, found = _read_network_file(path)
+        if found != crc:
+            raise DatagenError(f"the network file {path} changed while the games were played")
+        _networks[key] = network
     return _networks[key]
 
 
@@ -375,16 +383,9 @@ def generate(out, games: int, *, nodes: int = DEFAULT_NODES, seed: int = 0,
     fens, crc = read_openings(openings)
     played_with = None
     if network is not None:
-        try:
-            data = Path(network).read_bytes()
-        except OSError as error:
-            raise DatagenError(f"cannot read the network file {network}: "
-                               f"{error.strerror or error}") from None
-        try:
-            parse_network(data, str(network))
-        except NetworkError as error:
-            raise DatagenError(str(error)) from None
-        played_with = (str(Path(network).resolve()), zlib.crc32(data))
+        loaded, network_crc = _read_network_file(network)
+        played_with = (str(Path(network).resolve()), network_crc)
+        _networks[played_with] = loaded      # games played in this process need not read it again
     settings = Settings(nodes, seed, random_plies, chess960_share, crc,
                         played_with[1] if played_with else 0)
     settings.check()
