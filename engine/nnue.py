@@ -37,7 +37,7 @@ from typing import Dict, List, Tuple
 from ..ext._core import NnueNetwork
 
 __all__ = ["NetworkError", "read_network", "parse_network", "network_bytes", "write_network",
-           "quantise", "dequantise", "network_search_path", "float_output", "board_features", "default_network_path",
+           "quantise", "dequantise", "float_outputs", "network_search_path", "float_output", "board_features", "default_network_path",
            "INPUTS", "QA", "QB", "SCALE", "MAGIC", "HEADER_BYTES"]
 
 MAGIC = b"SCACCONN"
@@ -155,9 +155,16 @@ def write_network(path, data: bytes) -> None:
 # ---------------------------------------------------------------------------------------------
 # Float weights (numpy): quantising, and a float forward pass for checks
 
-def quantise(weights: Dict[str, "object"]) -> bytes:
+def quantise(weights: Dict[str, "object"], calibration=None) -> bytes:
     """The network file of float weights (numpy arrays: w1 [768, H], b1 [H], w2 [2H], b2
-    scalar), rounded to the integers of the module docstring."""
+    scalar), rounded to the integers of the module docstring.
+
+    `calibration`, when given, is a pair of int arrays (us, them) [N, S] of active inputs per
+    position (the side to move's first; INPUTS pads a row): the output bias is then corrected
+    by the mean difference between the rounded and the float network's outputs over those
+    positions.  The rounding errors of the 2H output weights (a step of 1/QB each) do not
+    cancel: summed over the units a position activates they can shift every evaluation by tens
+    of centipawns the same way, and this takes the shift out (post-training bias correction)."""
     import numpy as np
 
     w1 = np.asarray(weights["w1"], dtype=np.float64)
@@ -171,8 +178,33 @@ def quantise(weights: Dict[str, "object"]) -> bytes:
     fw = ints(w1, QA, -32768, 32767).astype("<i2")
     fb = ints(weights["b1"], QA, -32768, 32767).astype("<i2")
     ow = ints(weights["w2"], QB, -128, 127).astype("<i2")
-    ob = int(ints(weights["b2"], QA * QB, -2 ** 31, 2 ** 31 - 1))
+    b2 = float(weights["b2"])
+    if calibration is not None:
+        rounded = {"w1": fw / QA, "b1": fb / QA, "w2": ow / QB, "b2": b2}
+        us, them = calibration
+        shift = np.mean(float_outputs(rounded, us, them) - float_outputs(weights, us, them))
+        b2 -= shift / SCALE
+    ob = int(ints(b2, QA * QB, -2 ** 31, 2 ** 31 - 1))
     return network_bytes(hidden, fw.tobytes(), fb.tobytes(), ow.tobytes(), ob)
+
+
+def float_outputs(weights: Dict[str, "object"], us, them, chunk: int = 4096):
+    """float_output of many positions at once: us and them int arrays [N, S] of active inputs,
+    padded with INPUTS (no input).  A float64 array [N] of centipawns."""
+    import numpy as np
+
+    w1 = np.asarray(weights["w1"], dtype=np.float64)
+    hidden = w1.shape[1]
+    w1 = np.vstack([w1, np.zeros((1, hidden))])
+    b1 = np.asarray(weights["b1"], dtype=np.float64)
+    w2 = np.asarray(weights["w2"], dtype=np.float64)
+    us, them = np.asarray(us, dtype=np.int64), np.asarray(them, dtype=np.int64)
+    out = np.empty(len(us))
+    for start in range(0, len(us), chunk):
+        a = np.clip(b1 + w1[us[start:start + chunk]].sum(axis=1), 0.0, 1.0) ** 2
+        b = np.clip(b1 + w1[them[start:start + chunk]].sum(axis=1), 0.0, 1.0) ** 2
+        out[start:start + chunk] = a @ w2[:hidden] + b @ w2[hidden:]
+    return (out + float(weights["b2"])) * SCALE
 
 
 def dequantise(data: bytes) -> Dict[str, "object"]:

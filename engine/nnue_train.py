@@ -16,7 +16,8 @@ for validation; the epoch with the lowest validation loss is the one exported.  
 decay --weight-decay) with a cosine learning rate from --lr down to a tenth of it; --mirror
 adds each training position's file-mirrored copy (a <-> h: without castling rights, which the
 net does not see, the rules are symmetric).  Output weights are clipped to what quantises to
--128..127.  Everything follows from --seed: the initial
+-128..127; the quantised net's output bias is corrected so that its mean output on 50,000
+held-out positions is the float net's (engine/nnue.py, quantise).  Everything follows from --seed: the initial
 weights and the order of the positions in each epoch, and torch runs single-threaded with its
 deterministic algorithms, so the same data and arguments give the same file.
 
@@ -46,6 +47,7 @@ SLOTS = 32                     # at most 32 pieces on a board
 VALIDATION_EVERY = 20          # game index % 20 == 0: validation
 # Positions whose search score is beyond this (mates, won endgames) teach the sigmoid nothing.
 MAX_SCORE = 3000
+CALIBRATION = 50_000           # held-out positions that the quantised output bias is fitted on
 
 
 def decode_features(records) -> Tuple["object", "object"]:
@@ -219,6 +221,7 @@ def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
                 torch.from_numpy(score[idx]), torch.from_numpy(result[idx]))
 
     train_data, val_data = tensors(train_idx), tensors(val_idx)
+    calibration = _calibration(us, them, val_idx)
     model = build_model(hidden)
     if init is not None:
         load_float_weights(model, init, hidden)
@@ -276,27 +279,43 @@ def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
               f"{time.monotonic() - started:.0f} s", file=stream)
         torch.save({"settings": settings, "model": model.state_dict(),
                     "optimiser": optimiser.state_dict(), "history": history, "best": best,
-                    "epoch": epoch}, checkpoint + ".tmp")
+                    "epoch": epoch, "calibration": calibration}, checkpoint + ".tmp")
         os.replace(checkpoint + ".tmp", checkpoint)
 
-    _export(model, best, out, stream)
+    _export(model, best, out, calibration, stream)
     return {"history": history, "best_epoch": best["epoch"], "positions": len(score),
             "training": len(train_idx), "validation": len(val_idx)}
 
 
-def _export(model, best, out: str, stream) -> None:
+def _calibration(us, them, val_idx):
+    """The positions the quantised net's output bias is corrected on (nnue.quantise): up to
+    CALIBRATION held-out ones, evenly spread."""
+    import numpy as np
+
+    count = min(CALIBRATION, len(val_idx))
+    sample = val_idx[np.linspace(0, len(val_idx) - 1, count).astype(np.int64)] if count else val_idx
+    return us[sample], them[sample]
+
+
+def _export(model, best, out: str, calibration, stream) -> None:
     import numpy as np
 
     model.load_state_dict(best["model"])
     weights = model.float_weights()
-    write_network(out, quantise(weights))
+    if len(calibration[0]) == 0:
+        calibration = None
+    write_network(out, quantise(weights, calibration))
     np.savez(out + ".npz", **weights)
     print(f"wrote {out} (epoch {best['epoch']}, validation loss {best['validation']:.6f}) "
           f"and {out}.npz", file=stream)
 
 
-def export_checkpoint(checkpoint: str, out: str, stream=sys.stderr) -> dict:
-    """Write OUT and OUT.npz from the best epoch a checkpoint holds (a run stopped early)."""
+def export_checkpoint(checkpoint: str, out: str, paths: Sequence[str] = (),
+                      stream=sys.stderr) -> dict:
+    """Write OUT and OUT.npz from the best epoch a checkpoint holds (a run stopped early).  A
+    checkpoint of an older trainer holds no calibration positions: they are then taken from
+    the data files `paths` (those it was trained on), as training would have taken them."""
+    import numpy as np
     import torch
 
     state = torch.load(checkpoint, weights_only=False)
@@ -306,7 +325,14 @@ def export_checkpoint(checkpoint: str, out: str, stream=sys.stderr) -> dict:
     for entry in state["history"]:
         print(f"epoch {entry['epoch']}: train loss {entry['train']:.6f}, validation loss "
               f"{entry['validation']:.6f}", file=stream)
-    _export(model, state["best"], out, stream)
+    calibration = state.get("calibration")
+    if calibration is None:
+        if not paths:
+            raise DatagenError(f"{checkpoint} holds no calibration positions (an older "
+                               f"trainer's): name the data files it was trained on")
+        us, them, _, _, validation = load(paths, stream)
+        calibration = _calibration(us, them, np.nonzero(validation)[0])
+    _export(model, state["best"], out, calibration, stream)
     return state
 
 
@@ -331,7 +357,9 @@ def main(argv=None, prog: str = "python -m scacco.engine.nnue_train") -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     parser.add_argument("--export-checkpoint", metavar="CKPT",
                         help="train nothing: write OUT from the best epoch of this checkpoint "
-                             "(a run stopped before its last epoch)")
+                             "(a run stopped before its last epoch); the data files are needed for a "
+                             "checkpoint of an older trainer (their held-out positions calibrate "
+                             "the quantised output)")
     args = parser.parse_args(argv)
     if not args.data and not args.export_checkpoint:
         parser.error("name at least one data file")
@@ -345,7 +373,7 @@ def main(argv=None, prog: str = "python -m scacco.engine.nnue_train") -> int:
         parser.error("training needs PyTorch: pip install -e '.[train]'")
     try:
         if args.export_checkpoint:
-            export_checkpoint(args.export_checkpoint, args.out)
+            export_checkpoint(args.export_checkpoint, args.out, args.data)
             return 0
         train(args.data, args.out, seed=args.seed, hidden=args.hidden, epochs=args.epochs,
               batch=args.batch, lr=args.lr, lam=args.lam,
