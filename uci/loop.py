@@ -306,12 +306,18 @@ class Session:
             raise NetworkError("EvalFile is empty: name a network file")
         return read_network(network_search_path(name))
 
+    def _load_network(self, name: str):
+        """Read the network of `name` and keep it as EvalFile's (the old one stays when this
+        raises ValueError)."""
+        network = self._read_network(name)
+        self._network, self._network_name = network, name
+        return network
+
     def load_eval_file(self, name: str) -> None:
         """Option hook: load the network of EvalFile now; a bad file raises ValueError and
         the old network stays.  With Use NNUE on, the searcher switches before its next
         search."""
-        network = self._read_network(name)
-        self._network, self._network_name = network, name
+        network = self._load_network(name)
         if self.options["Use NNUE"]:
             self._switch_network(network)
 
@@ -319,8 +325,7 @@ class Session:
         """Option hook: evaluate with the EvalFile network (loaded now if it was not yet), or
         classically.  :raises ValueError: when the network cannot be loaded."""
         if on and self._network is None:
-            name = self.options["EvalFile"]
-            self._network, self._network_name = self._read_network(name), name
+            self._load_network(self.options["EvalFile"])
         self._switch_network(self._network if on else None)
 
     def _switch_network(self, network) -> None:
