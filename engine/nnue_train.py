@@ -289,11 +289,12 @@ def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
 
 def _calibration(us, them, val_idx):
     """The positions the quantised net's output bias is corrected on (nnue.quantise): up to
-    CALIBRATION held-out ones, evenly spread."""
+    CALIBRATION held-out ones, evenly spread; None when there are none."""
     import numpy as np
 
-    count = min(CALIBRATION, len(val_idx))
-    sample = val_idx[np.linspace(0, len(val_idx) - 1, count).astype(np.int64)] if count else val_idx
+    if len(val_idx) == 0:
+        return None
+    sample = val_idx[np.linspace(0, len(val_idx) - 1, min(CALIBRATION, len(val_idx))).astype(np.int64)]
     return us[sample], them[sample]
 
 
@@ -302,8 +303,6 @@ def _export(model, best, out: str, calibration, stream) -> None:
 
     model.load_state_dict(best["model"])
     weights = model.float_weights()
-    if len(calibration[0]) == 0:
-        calibration = None
     write_network(out, quantise(weights, calibration))
     np.savez(out + ".npz", **weights)
     print(f"wrote {out} (epoch {best['epoch']}, validation loss {best['validation']:.6f}) "
@@ -326,7 +325,7 @@ def export_checkpoint(checkpoint: str, out: str, paths: Sequence[str] = (),
         print(f"epoch {entry['epoch']}: train loss {entry['train']:.6f}, validation loss "
               f"{entry['validation']:.6f}", file=stream)
     calibration = state.get("calibration")
-    if calibration is None:
+    if "calibration" not in state:
         if not paths:
             raise DatagenError(f"{checkpoint} holds no calibration positions (an older "
                                f"trainer's): name the data files it was trained on")

@@ -357,16 +357,25 @@ def test_use_nnue_without_a_loadable_network_changes_nothing(engine, tmp_path):
 # Training data decoding and the trainer
 
 
+def self_play_data(path, games, seed, chess960_share):
+    """A small `scacco datagen` file: `games` games at 300 nodes a move from the shared
+    openings, 8 random plies each."""
+    import io
+    from scacco.engine.datagen import generate
+
+    generate(path, games, nodes=300, seed=seed, random_plies=8, chess960_share=chess960_share,
+             openings=shared_file("chessathome_openings.fen"), jobs=1, stream=io.StringIO())
+    return path
+
+
 def test_decoded_features_match_the_positions_of_a_data_file(tmp_path):
     """The trainer's vectorised decoding gives the inputs board_features gives for the FEN
     the data file's own reader decodes."""
-    from scacco.engine.datagen import generate, load_numpy, read_positions
+    from scacco.engine.datagen import load_numpy, read_positions
     from scacco.engine.nnue_train import PAD, decode_features
-    import io
 
     path = tmp_path / "d.bin"
-    generate(path, 3, nodes=300, seed=5, random_plies=8, chess960_share=0.5,
-             openings=shared_file("chessathome_openings.fen"), jobs=1, stream=io.StringIO())
+    self_play_data(path, 3, seed=5, chess960_share=0.5)
     records = load_numpy(path)
     us, them = decode_features(records)
     for i, position in enumerate(read_positions(path)):
@@ -379,13 +388,11 @@ def test_decoded_features_match_the_positions_of_a_data_file(tmp_path):
 
 def test_trainer_is_deterministic_and_its_net_loads(tmp_path):
     pytest.importorskip("torch", reason="the trainer needs PyTorch (pip install -e '.[train]')")
-    from scacco.engine.datagen import generate
     from scacco.engine.nnue_train import train
     import io
 
     data = tmp_path / "d.bin"
-    generate(data, 4, nodes=300, seed=7, random_plies=8, chess960_share=0.25,
-             openings=shared_file("chessathome_openings.fen"), jobs=1, stream=io.StringIO())
+    self_play_data(data, 4, seed=7, chess960_share=0.25)
     outputs = []
     for run in range(2):
         out = tmp_path / f"net{run}.nnue"
@@ -400,13 +407,12 @@ def test_trainer_goes_on_from_the_float_weights_of_an_earlier_run(tmp_path):
     """--init: with a learning rate of 0 the net trained from an earlier run's weights is that
     run's net, byte for byte; weights of another hidden size are refused with the reason."""
     pytest.importorskip("torch", reason="the trainer needs PyTorch (pip install -e '.[train]')")
-    from scacco.engine.datagen import DatagenError, generate
+    from scacco.engine.datagen import DatagenError
     from scacco.engine.nnue_train import train
     import io
 
     data = tmp_path / "d.bin"
-    generate(data, 3, nodes=300, seed=5, random_plies=8, chess960_share=0.0,
-             openings=shared_file("chessathome_openings.fen"), jobs=1, stream=io.StringIO())
+    self_play_data(data, 3, seed=5, chess960_share=0.0)
     first = tmp_path / "first.nnue"
     train([str(data)], str(first), seed=3, hidden=16, epochs=1, batch=64, stream=io.StringIO())
     again = tmp_path / "again.nnue"
@@ -428,12 +434,11 @@ def test_checkpoint_of_an_older_trainer_is_exported_with_the_data_it_was_trained
     pytest.importorskip("torch", reason="the trainer needs PyTorch (pip install -e '.[train]')")
     import io
     import torch
-    from scacco.engine.datagen import DatagenError, generate
+    from scacco.engine.datagen import DatagenError
     from scacco.engine.nnue_train import export_checkpoint, train
 
     data = tmp_path / "d.bin"
-    generate(data, 3, nodes=300, seed=6, random_plies=8, chess960_share=0.0,
-             openings=shared_file("chessathome_openings.fen"), jobs=1, stream=io.StringIO())
+    self_play_data(data, 3, seed=6, chess960_share=0.0)
     out = tmp_path / "net.nnue"
     train([str(data)], str(out), seed=2, hidden=16, epochs=1, batch=64, stream=io.StringIO())
     state = torch.load(str(out) + ".ckpt", weights_only=False)
