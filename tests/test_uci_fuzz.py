@@ -164,9 +164,9 @@ def test_random_command_lines(engine, commands):
     # Whatever an earlier (failed) example left running ends here.
     engine.send("stop")
     engine.send("ucinewgame")
-    engine.sync()
+    engine.fence()
     time.sleep(0.2)
-    engine.sync()
+    engine.fence()
     pending = []            # the positions of the searches started, oldest first
 
     def check(output):
@@ -180,13 +180,13 @@ def test_random_command_lines(engine, commands):
     for raw in commands:
         fen = current_fen(engine, check) if raw.lstrip().lower().startswith(b"go") else None
         engine.send(raw + b"\n", raw=True)
-        answer = engine.sync()
+        answer = engine.fence()     # the line may be an isready of its own
         if fen is not None and starts_search(raw.strip(), answer):
             pending.append(fen)
         check(answer)
     engine.send("stop")
     engine.send("ucinewgame")
-    check(engine.sync())
+    check(engine.fence())
     while pending:          # after stop, every search still out answers within the bound
         check(engine.read_until(lambda line: line.startswith("bestmove"), 10))
     fen = current_fen(engine, check)

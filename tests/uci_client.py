@@ -79,6 +79,17 @@ class UciProcess:
         """Everything printed before the answer to an isready sent now."""
         return self.ask("isready", "readyok")[:-1]
 
+    def fence(self) -> List[str]:
+        """Like sync, but safe when the lines sent before held isready of their own (their
+        readyok would end a plain sync early and leave ours to be read as the next answer):
+        an unknown command with a fresh number goes first, and the readyok that counts is
+        the one after the engine has said it does not know that command."""
+        self._fences = getattr(self, "_fences", 0) + 1
+        marker = f"fence-{os.getpid()}-{self._fences}"
+        self.send(marker)
+        before = self.read_until(lambda line: line.endswith("unknown command: " + marker))
+        return before[:-1] + self.sync()
+
     def bestmove(self, command: str, timeout: float = HANG_TIMEOUT) -> List[str]:
         return self.ask(command, "bestmove", timeout)
 
