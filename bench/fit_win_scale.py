@@ -10,10 +10,11 @@ position with the game's result, and fits
     P(the side ahead by x centipawns wins) = 1 / (1 + exp(-(x - x50) / s))
 
 by maximum likelihood (Newton's method on two parameters).  x50 is the score where the
-chance to win is 50%; engine/accuracy.py's CP_SCALE = 100 / x50 turns Scacco centipawns into
-that normalised scale.
+chance to win is 50%; engine/accuracy.py's scale 100 / x50 turns Scacco centipawns into that
+normalised scale.  Each evaluation has its own units and so its own fit: the games are played
+with the packaged network (the default evaluation), or with `--classical` the classical one.
 
-    python bench/fit_win_scale.py --out /tmp/scacco-selfplay.jsonl --games 300 --nodes 4000
+    python bench/fit_win_scale.py --out /tmp/scacco-selfplay.jsonl --games 400 --nodes 20000 --jobs 2
     python bench/fit_win_scale.py --out /tmp/scacco-selfplay.jsonl --fit-only
 
 The output is one JSON line per game (opening index, result, White's-view scores per ply),
@@ -23,6 +24,7 @@ written as each game ends; running again with the same --out plays only the game
 import argparse
 import json
 import math
+import multiprocessing
 import sys
 import time
 from pathlib import Path
@@ -71,7 +73,23 @@ def play_game(fen: str, nodes: int, searcher: Searcher):
     return "1/2-1/2", scores
 
 
-def generate(out: Path, games: int, nodes: int, openings: Path) -> None:
+_worker_searcher = None
+
+
+def _play_one(task):
+    """Pool worker: (index, result, scores) of the game from one opening."""
+    global _worker_searcher
+    index, fen, nodes, classical = task
+    if _worker_searcher is None:
+        _worker_searcher = Searcher(16, network=None) if classical else Searcher(16)
+    result, scores = play_game(fen, nodes, _worker_searcher)
+    return index, result, scores
+
+
+def generate(out: Path, games: int, nodes: int, openings: Path, jobs: int = 1,
+             classical: bool = False) -> None:
+    """Play the games missing from `out` in `jobs` processes (each game depends only on its
+    opening, so the file's content does not depend on the jobs; its order may)."""
     done = set()
     if out.exists():
         with open(out) as handle:
@@ -82,18 +100,17 @@ def generate(out: Path, games: int, nodes: int, openings: Path) -> None:
                     print(f"ignoring a bad line of {out}: {line[:60]!r}", file=sys.stderr)
     with open(openings) as handle:
         fens = [line.strip() for _, line in zip(range(games), handle) if line.strip()]
-    todo = [i for i in range(len(fens)) if i not in done]
-    searcher = Searcher(16)
+    tasks = [(i, fens[i], nodes, classical) for i in range(len(fens)) if i not in done]
     start = time.monotonic()
-    with open(out, "a") as handle:
-        for count, index in enumerate(todo, 1):
-            result, scores = play_game(fens[index], nodes, searcher)
+    with open(out, "a") as handle, multiprocessing.Pool(jobs) as pool:
+        for count, (index, result, scores) in enumerate(pool.imap_unordered(_play_one, tasks), 1):
             handle.write(json.dumps({"index": index, "nodes": nodes, "result": result,
+                                     "evaluation": "classical" if classical else "network",
                                      "scores": scores}) + "\n")
             handle.flush()
             rate = count / (time.monotonic() - start)
-            print(f"game {count}/{len(todo)} (opening {index}) {result}, "
-                  f"{rate * 60:.1f} games/min, {(len(todo) - count) / rate:.0f} s left",
+            print(f"game {count}/{len(tasks)} (opening {index}) {result}, "
+                  f"{rate * 60:.1f} games/min, {(len(tasks) - count) / rate:.0f} s left",
                   file=sys.stderr, flush=True)
 
 
@@ -144,10 +161,16 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=300, help="number of games (default 300)")
     parser.add_argument("--nodes", type=int, default=4000, help="node budget per move (default 4000)")
     parser.add_argument("--fit-only", action="store_true", help="fit the games already in --out")
+    parser.add_argument("--jobs", type=int, default=1, help="processes playing games (default 1)")
+    parser.add_argument("--classical", action="store_true",
+                        help="play with the classical evaluation instead of the packaged network")
     args = parser.parse_args()
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
     out = Path(args.out)
     if not args.fit_only:
-        generate(out, args.games, args.nodes, shared_dir() / "data" / "chessathome_openings.fen")
+        generate(out, args.games, args.nodes, shared_dir() / "data" / "chessathome_openings.fen",
+                 args.jobs, args.classical)
     x50, s, points, games = fit(out)
     print(f"games: {games}, points: {points}")
     print(f"P(win) = 1 / (1 + exp(-(cp - {x50:.1f}) / {s:.1f}))")

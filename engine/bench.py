@@ -10,7 +10,7 @@ import time
 from typing import Callable, Optional
 
 from .board import Board
-from .search import Searcher, StopToken
+from .search import PACKAGED, Searcher, StopToken
 
 DEFAULT_DEPTH = 13
 
@@ -61,14 +61,16 @@ BENCH_FENS = [
 
 
 def run_bench(depth: Optional[int] = None, out: Callable[[str], None] = print,
-              hash_mb: int = 16, stop: Optional[StopToken] = None, threads: int = 1) -> int:
+              hash_mb: int = 16, stop: Optional[StopToken] = None, threads: int = 1,
+              network=PACKAGED) -> int:
     """Search every bench position in turn to `depth` with `threads` threads, starting from
-    a fresh table; print the Stockfish-style summary and return the total node count (the
-    bench signature, with one thread)."""
+    a fresh table, evaluating with `network` (Searcher's: the packaged network by default,
+    None for the classical evaluation); print the Stockfish-style summary and return the
+    total node count (the bench signature, with one thread and the default evaluation)."""
     depth = DEFAULT_DEPTH if depth is None else depth
     if not 1 <= depth <= 64:
         raise ValueError(f"bench depth must be in 1..64, not {depth}")
-    searcher = Searcher(hash_mb, threads=threads)
+    searcher = Searcher(hash_mb, threads=threads, network=network)
     total_nodes = 0
     start = time.perf_counter()
     for number, fen in enumerate(BENCH_FENS, 1):
@@ -83,6 +85,7 @@ def run_bench(depth: Optional[int] = None, out: Callable[[str], None] = print,
     out("")
     out("===========================")
     out(f"Threads         : {threads}")
+    out(f"Evaluation      : {'classical' if searcher.network is None else 'NNUE'}")
     out(f"Total time (ms) : {elapsed_ms}")
     out(f"Nodes searched  : {total_nodes}")
     out(f"Nodes/second    : {total_nodes * 1000 // elapsed_ms}")

@@ -6,12 +6,19 @@ noise that shrinks as the level rises.  Candidates that lose much more than the 
 never picked, so a weak level makes imprecise moves rather than hanging pieces at random.
 Whatever the level, a forced mate in three or fewer moves is always played: it is proven
 exactly before any weakening.
+
+With the neural evaluation a second, material-minded check guards the weakest budgets: the
+network's one-ply scores can rate a piece given for a pawn within a level's margin (it judges
+the position after the exchange, not the exchange), so each candidate other than the best is
+also looked at for one ply by the classical evaluation, whose terms see pieces left en prise,
+and one that this look puts more than the margin below the candidates' best is not played.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
 import random
+import weakref
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional
 
@@ -162,8 +169,34 @@ def _choose(searcher: Searcher, board: Board, level: Level, rng: random.Random,
                and (info.score_mate is None or info.score_mate > 0)]
     if not choices:
         return _single_line(result, best)     # every line is lost to a mate: the longest defence
+    choices = _materially_sound(searcher, board, choices, level.margin, stop)
     weights = [math.exp(-(best.score - info.score) / level.temperature) for info in choices]
     return _single_line(result, rng.choices(choices, weights=weights, k=1)[0])
+
+
+# Each searcher that evaluates with a network gets one small classical searcher for the
+# candidates' second look (made on first use, gone with the searcher).
+_classical_looks: "weakref.WeakKeyDictionary[Searcher, Searcher]" = weakref.WeakKeyDictionary()
+
+
+def _materially_sound(searcher: Searcher, board: Board, choices: List[SearchInfo], margin: int,
+                      stop: StopToken) -> List[SearchInfo]:
+    """The choices (best first) that a one-ply look with the classical evaluation keeps
+    within `margin` of the best of them; the first choice always stays.  With the classical
+    evaluation in the search already, the choices as they are."""
+    if searcher.network is None or len(choices) < 2:
+        return choices
+    look = _classical_looks.get(searcher)
+    if look is None:
+        look = _classical_looks[searcher] = Searcher(1, network=None)
+    moves = [info.pv[0] for info in choices]
+    first = look.search(board, depth=1, multipv=len(moves), searchmoves=moves, stop=stop,
+                        single_thread=True)
+    scores = {info.pv[0]: info.score for info in first.lines if info.pv}
+    if len(scores) < len(moves):
+        return choices                          # stopped before every move had its look
+    top = max(scores.values())
+    return choices[:1] + [info for info in choices[1:] if top - scores[info.pv[0]] <= margin]
 
 
 def _single_line(result: SearchResult, chosen: SearchInfo) -> SearchResult:

@@ -38,6 +38,7 @@ from ..ext._core import NnueNetwork
 
 __all__ = ["NetworkError", "read_network", "parse_network", "network_bytes", "write_network",
            "quantise", "dequantise", "float_outputs", "network_search_path", "float_output", "board_features", "default_network_path",
+           "packaged_network",
            "INPUTS", "QA", "QB", "SCALE", "MAGIC", "HEADER_BYTES"]
 
 MAGIC = b"SCACCONN"
@@ -63,6 +64,17 @@ class NetworkError(ValueError):
 
 def default_network_path() -> Path:
     return Path(__file__).resolve().parent / "data" / DEFAULT_NETWORK
+
+
+_packaged: List[NnueNetwork] = []     # the packaged network, once read
+
+
+def packaged_network() -> NnueNetwork:
+    """The network shipped in the package (the default evaluation), read and checked once
+    per process.  :raises NetworkError: when the installed file cannot be used."""
+    if not _packaged:
+        _packaged.append(read_network(default_network_path()))
+    return _packaged[0]
 
 
 def network_search_path(name) -> Path:

@@ -43,7 +43,7 @@ from .board import Board
 from .mate import MAX_MATE_MOVES, proven_mate_line
 
 __all__ = ["Searcher", "SearchInfo", "SearchResult", "StopToken", "MAX_DEPTH", "MAX_CP",
-           "MAX_THREADS"]
+           "MAX_THREADS", "PACKAGED", "default_network"]
 
 MAX_DEPTH = 120
 # Search threads a Searcher accepts (the main one and its helpers).
@@ -165,6 +165,31 @@ def _serve(jobs: "queue.Queue[Optional[Callable[[], object]]]") -> None:
             jobs.task_done()
 
 
+class _Packaged:
+    """The sentinel for Searcher's default evaluation: the network shipped in the package."""
+
+    def __repr__(self) -> str:
+        return "PACKAGED"
+
+
+PACKAGED = _Packaged()
+_packaged_refusal: List[str] = []     # why the packaged network cannot be used, said once
+
+
+def default_network():
+    """The default evaluation's network: the one in the package, or None (the classical
+    evaluation, said once on stderr) when the installed file cannot be used."""
+    from .nnue import NetworkError, packaged_network
+    if _packaged_refusal:
+        return None
+    try:
+        return packaged_network()
+    except NetworkError as error:
+        _packaged_refusal.append(str(error))
+        print(f"scacco: {error}; evaluating with the classical evaluation", file=sys.stderr)
+        return None
+
+
 class Searcher:
     """Owns a transposition table and the search histories; searches one board at a time.
 
@@ -178,13 +203,19 @@ class Searcher:
 
     :param hash_mb: transposition table size in megabytes.
     :param threads: search threads, 1..MAX_THREADS.
+    :param network: the evaluation: PACKAGED (the default) for the network shipped in the
+        package, an NnueNetwork, or None for the classical evaluation.
     """
 
-    def __init__(self, hash_mb: int = 16, threads: int = 1) -> None:
+    def __init__(self, hash_mb: int = 16, threads: int = 1, network=PACKAGED) -> None:
         self._check_hash(hash_mb)
         self._check_threads(threads)
+        if network is PACKAGED:
+            network = default_network()
         self._core = SearchCore(hash_mb)
         self._core.set_threads(threads)
+        if network is not None:
+            self._core.set_network(network)
         self._clears = TableWorker("scacco-clear")        # searches wait for these
         self._releases = TableWorker("scacco-release")    # and not for these
         self._mate_solver: Optional[MateSearch] = None

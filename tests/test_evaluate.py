@@ -4,7 +4,6 @@ python-chess builds the colour-flipped positions (Board.mirror) and plays the ra
 """
 import random
 from fractions import Fraction
-from pathlib import Path
 
 import chess
 import pytest

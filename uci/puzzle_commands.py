@@ -9,7 +9,6 @@ import os
 
 def hint_command(argv):
     import argparse
-    import time
 
     from ..engine.board import Board
     from ..engine.hints import HINT_NODES, game_hint
