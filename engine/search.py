@@ -203,11 +203,11 @@ class Searcher:
 
     :param hash_mb: transposition table size in megabytes.
     :param threads: search threads, 1..MAX_THREADS.
-    :param network: the evaluation: PACKAGED (the default) for the network shipped in the
-        package, an NnueNetwork, or None for the classical evaluation.
+    :param network: the evaluation: None (the default) for the classical evaluation, an
+        NnueNetwork, or PACKAGED for the network shipped in the package.
     """
 
-    def __init__(self, hash_mb: int = 16, threads: int = 1, network=PACKAGED) -> None:
+    def __init__(self, hash_mb: int = 16, threads: int = 1, network=None) -> None:
         self._check_hash(hash_mb)
         self._check_threads(threads)
         if network is PACKAGED:

@@ -309,6 +309,31 @@ def test_default_eval_file_names_agree():
     assert DEFAULT_EVAL_FILE == nnue.DEFAULT_NETWORK
 
 
+def test_a_searcher_evaluates_with_the_network_it_is_given():
+    from scacco.engine.search import PACKAGED
+    assert Searcher(1).network is None
+    assert Searcher(1, network=PACKAGED).network is nnue.packaged_network()
+    assert nnue.packaged_network() is nnue.packaged_network()        # read once
+    assert nnue.packaged_network().hidden == nnue.read_network(nnue.default_network_path()).hidden
+
+
+def test_an_unusable_packaged_network_falls_back_to_the_classical_evaluation(
+        tmp_path, monkeypatch, capsys):
+    from scacco.engine import search
+    broken = tmp_path / nnue.DEFAULT_NETWORK
+    broken.write_bytes(b"SCACCONN")
+    monkeypatch.setattr(nnue, "default_network_path", lambda: broken)
+    monkeypatch.setattr(nnue, "_packaged", [])
+    monkeypatch.setattr(search, "_packaged_refusal", [])
+    searcher = Searcher(1, network=search.PACKAGED)
+    assert searcher.network is None
+    said = capsys.readouterr().err
+    assert "too short" in said and "classical evaluation" in said
+    assert searcher.search(Board(), depth=3).best_move in {m.uci() for m in chess.Board().legal_moves}
+    Searcher(1, network=search.PACKAGED)
+    assert capsys.readouterr().err == ""           # said once
+
+
 # ---------------------------------------------------------------------------------------------
 # UCI
 
@@ -339,6 +364,14 @@ def test_eval_file_and_use_nnue_over_uci(engine, tmp_path, net_bytes):
     assert "not in use" in lines[-1]
     ref_best = engine.bestmove("go depth 4")[-1].split()[1]
     assert chess.Move.from_uci(ref_best) in ref.legal_moves
+
+
+def test_bench_says_which_evaluation_it_searched_with(engine):
+    lines = engine.ask("bench 2", "Nodes/second")
+    assert any(line.split() == ["Evaluation", ":", "classical"] for line in lines), lines
+    engine.send("setoption name Use NNUE value true")
+    lines = engine.ask("bench 2", "Nodes/second")
+    assert any(line.split() == ["Evaluation", ":", "NNUE"] for line in lines), lines
 
 
 def test_use_nnue_without_a_loadable_network_changes_nothing(engine, tmp_path):

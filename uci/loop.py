@@ -569,7 +569,7 @@ class Session:
         from ..engine.bench import run_bench
         job = Job("bench")
         self.submit(job, lambda: run_bench(depth=depth, out=self.out.line, stop=job.token,
-                                           threads=threads))
+                                           threads=threads, network=self._active_network))
 
     def cmd_display(self, args: List[str], line: str) -> None:
         board = self.board
