@@ -12,7 +12,7 @@ position with the game's result, and fits
 by maximum likelihood (Newton's method on two parameters).  x50 is the score where the
 chance to win is 50%; engine/accuracy.py's scale 100 / x50 turns Scacco centipawns into that
 normalised scale.  Each evaluation has its own units and so its own fit: the games are played
-with the packaged network (the default evaluation), or with `--classical` the classical one.
+with the classical evaluation, or with `--network` the packaged network.
 
     python bench/fit_win_scale.py --out /tmp/scacco-selfplay.jsonl --games 400 --nodes 20000 --jobs 2
     python bench/fit_win_scale.py --out /tmp/scacco-selfplay.jsonl --fit-only
@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from scacco.engine.board import Board  # noqa: E402
-from scacco.engine.search import Searcher  # noqa: E402
+from scacco.engine.search import PACKAGED, Searcher  # noqa: E402
 from tests.shared import shared_dir  # noqa: E402
 
 # A game is adjudicated as won when both sides agree (each side's own search) that one side
@@ -79,15 +79,15 @@ _worker_searcher = None
 def _play_one(task):
     """Pool worker: (index, result, scores) of the game from one opening."""
     global _worker_searcher
-    index, fen, nodes, classical = task
+    index, fen, nodes, network = task
     if _worker_searcher is None:
-        _worker_searcher = Searcher(16, network=None) if classical else Searcher(16)
+        _worker_searcher = Searcher(16, network=PACKAGED if network else None)
     result, scores = play_game(fen, nodes, _worker_searcher)
     return index, result, scores
 
 
 def generate(out: Path, games: int, nodes: int, openings: Path, jobs: int = 1,
-             classical: bool = False) -> None:
+             network: bool = False) -> None:
     """Play the games missing from `out` in `jobs` processes (each game depends only on its
     opening, so the file's content does not depend on the jobs; its order may)."""
     done = set()
@@ -100,12 +100,12 @@ def generate(out: Path, games: int, nodes: int, openings: Path, jobs: int = 1,
                     print(f"ignoring a bad line of {out}: {line[:60]!r}", file=sys.stderr)
     with open(openings) as handle:
         fens = [line.strip() for _, line in zip(range(games), handle) if line.strip()]
-    tasks = [(i, fens[i], nodes, classical) for i in range(len(fens)) if i not in done]
+    tasks = [(i, fens[i], nodes, network) for i in range(len(fens)) if i not in done]
     start = time.monotonic()
     with open(out, "a") as handle, multiprocessing.Pool(jobs) as pool:
         for count, (index, result, scores) in enumerate(pool.imap_unordered(_play_one, tasks), 1):
             handle.write(json.dumps({"index": index, "nodes": nodes, "result": result,
-                                     "evaluation": "classical" if classical else "network",
+                                     "evaluation": "network" if network else "classical",
                                      "scores": scores}) + "\n")
             handle.flush()
             rate = count / (time.monotonic() - start)
@@ -162,15 +162,15 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=4000, help="node budget per move (default 4000)")
     parser.add_argument("--fit-only", action="store_true", help="fit the games already in --out")
     parser.add_argument("--jobs", type=int, default=1, help="processes playing games (default 1)")
-    parser.add_argument("--classical", action="store_true",
-                        help="play with the classical evaluation instead of the packaged network")
+    parser.add_argument("--network", action="store_true",
+                        help="play with the packaged network instead of the classical evaluation")
     args = parser.parse_args()
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
     out = Path(args.out)
     if not args.fit_only:
         generate(out, args.games, args.nodes, shared_dir() / "data" / "chessathome_openings.fen",
-                 args.jobs, args.classical)
+                 args.jobs, args.network)
     x50, s, points, games = fit(out)
     print(f"games: {games}, points: {points}")
     print(f"P(win) = 1 / (1 + exp(-(cp - {x50:.1f}) / {s:.1f}))")
