@@ -38,7 +38,7 @@ from ..ext._core import NnueNetwork
 
 __all__ = ["NetworkError", "read_network", "parse_network", "network_bytes", "write_network",
            "quantise", "dequantise", "float_outputs", "network_search_path", "float_output", "board_features", "default_network_path",
-           "packaged_network",
+           "packaged_network", "fit_output_scale",
            "INPUTS", "QA", "QB", "SCALE", "MAGIC", "HEADER_BYTES"]
 
 MAGIC = b"SCACCONN"
@@ -167,12 +167,13 @@ def write_network(path, data: bytes) -> None:
 # ---------------------------------------------------------------------------------------------
 # Float weights (numpy): quantising, and a float forward pass for checks
 
-def quantise(weights: Dict[str, "object"], calibration=None) -> bytes:
+def quantise(weights: Dict[str, "object"], calibration=None, scale: int = SCALE) -> bytes:
     """The network file of float weights (numpy arrays: w1 [768, H], b1 [H], w2 [2H], b2
-    scalar), rounded to the integers of the module docstring.
+    scalar), rounded to the integers of the module docstring, with `scale` centipawns per unit
+    of output in its header (see fit_output_scale).
 
-    `calibration`, when given, is a pair of int arrays (us, them) [N, S] of active inputs per
-    position (the side to move's first; INPUTS pads a row): the output bias is then corrected
+    `calibration`, when given, starts with a pair of int arrays (us, them) [N, S] of active
+    inputs per position (the side to move's first; INPUTS pads a row): the output bias is then corrected
     by the mean difference between the rounded and the float network's outputs over those
     positions.  The rounding errors of the 2H output weights (a step of 1/QB each) do not
     cancel: summed over the units a position activates they can shift every evaluation by tens
@@ -193,11 +194,36 @@ def quantise(weights: Dict[str, "object"], calibration=None) -> bytes:
     b2 = float(weights["b2"])
     if calibration is not None:
         rounded = {"w1": fw / QA, "b1": fb / QA, "w2": ow / QB, "b2": b2}
-        us, them = calibration
+        us, them = calibration[0], calibration[1]
         shift = np.mean(float_outputs(rounded, us, them) - float_outputs(weights, us, them))
         b2 -= shift / SCALE
     ob = int(ints(b2, QA * QB, -2 ** 31, 2 ** 31 - 1))
-    return network_bytes(hidden, fw.tobytes(), fb.tobytes(), ow.tobytes(), ob)
+    return network_bytes(hidden, fw.tobytes(), fb.tobytes(), ow.tobytes(), ob, scale=scale)
+
+
+# Positions whose search score or float evaluation is beyond this do not steer the scale fit
+# (won positions: the game result, not the score, drives their evaluation).
+SCALE_FIT_LIMIT = 1000
+
+
+def fit_output_scale(weights: Dict[str, "object"], us, them, scores) -> int:
+    """The header scale that puts the network's evaluations on the units of the search
+    scores: SCALE * k, where k minimises sum (score - k * eval)^2 over the positions (us,
+    them as for float_outputs; scores from the side to move's view) whose score and eval are
+    both within SCALE_FIT_LIMIT.  A net trained on sigmoid targets blended with the game
+    result reads larger than the search that scored its data (a won game pulls every target
+    up), and the search's margins and the levels are in the search's units.
+
+    :raises NetworkError: when no position is usable."""
+    import numpy as np
+
+    evals = float_outputs(weights, us, them)
+    scores = np.asarray(scores, dtype=np.float64)
+    use = (np.abs(scores) <= SCALE_FIT_LIMIT) & (np.abs(evals) <= SCALE_FIT_LIMIT)
+    if not np.any(use) or not np.any(evals[use]):
+        raise NetworkError("no position to fit the output scale on")
+    k = float(np.dot(scores[use], evals[use]) / np.dot(evals[use], evals[use]))
+    return int(min(65535, max(1, round(SCALE * k))))
 
 
 def float_outputs(weights: Dict[str, "object"], us, them, chunk: int = 4096):

@@ -17,7 +17,12 @@ decay --weight-decay) with a cosine learning rate from --lr down to a tenth of i
 adds each training position's file-mirrored copy (a <-> h: without castling rights, which the
 net does not see, the rules are symmetric).  Output weights are clipped to what quantises to
 -128..127; the quantised net's output bias is corrected so that its mean output on 50,000
-held-out positions is the float net's (engine/nnue.py, quantise).  Everything follows from --seed: the initial
+held-out positions is the float net's (engine/nnue.py, quantise).  With --calibrate-scale the
+exported header's scale is fitted on the same positions so that the net's evaluations are in
+the units of their search scores (nnue.fit_output_scale: targets blended with the game result
+make a net read about a third larger than the search it learnt from, and the next generation's
+data, scored by its search, larger again); --score-factor DATA=F puts a file scored in other
+units (by such an uncalibrated net) on the others' scale.  Everything follows from --seed: the initial
 weights and the order of the positions in each epoch, and torch runs single-threaded with its
 deterministic algorithms, so the same data and arguments give the same file.
 
@@ -40,7 +45,7 @@ import time
 from typing import List, Optional, Sequence, Tuple
 
 from .datagen import FLAG_BLACK_TO_MOVE, DatagenError, load_numpy
-from .nnue import INPUTS, OUTPUT_WEIGHT_LIMIT, SCALE, quantise, write_network
+from .nnue import INPUTS, OUTPUT_WEIGHT_LIMIT, SCALE, fit_output_scale, quantise, write_network
 
 PAD = INPUTS                   # the feature index of an empty slot (a zero row)
 SLOTS = 32                     # at most 32 pieces on a board
@@ -79,22 +84,32 @@ def decode_features(records) -> Tuple["object", "object"]:
     return us, them
 
 
-def load(paths: Sequence[str], stream=sys.stderr):
-    """(us, them, score, result, validation mask) of every usable record of the files."""
+def load(paths: Sequence[str], stream=sys.stderr, score_factors: Optional[dict] = None):
+    """(us, them, score, result, validation mask) of every usable record of the files; the
+    scores of a file named in score_factors (path -> factor) are multiplied by its factor
+    (files scored by searches in other units) before the MAX_SCORE cut."""
     import numpy as np
 
-    parts = []
+    score_factors = score_factors or {}
+    unknown = set(score_factors) - set(paths)
+    if unknown:
+        raise DatagenError(f"a score factor names a file that is not among the data: "
+                           f"{sorted(unknown)[0]}")
+    parts, scores = [], []
     for path in paths:
         records = load_numpy(path)
-        print(f"{path}: {len(records)} positions", file=stream)
+        factor = score_factors.get(path, 1.0)
+        print(f"{path}: {len(records)} positions"
+              f"{f', scores times {factor}' if factor != 1.0 else ''}", file=stream)
         parts.append(records)
+        scores.append(records["score"].astype(np.float32) * np.float32(factor))
     records = np.concatenate(parts) if parts else np.zeros(0)
-    keep = np.abs(records["score"].astype(np.int32)) <= MAX_SCORE
-    records = records[keep]
+    score = np.concatenate(scores) if scores else np.zeros(0, dtype=np.float32)
+    keep = np.abs(score) <= MAX_SCORE
+    records, score = records[keep], score[keep]
     us, them = decode_features(records)
     validation = (records["game"] % VALIDATION_EVERY) == 0
-    return (us, them, records["score"].astype(np.float32), records["result"].astype(np.float32),
-            validation)
+    return us, them, score, records["result"].astype(np.float32), validation
 
 
 def _mirrored(features):
@@ -187,6 +202,7 @@ def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
           epochs: int = 20, batch: int = 16384, lr: float = 1e-3, lam: float = 0.75,
           scale: float = SCALE, checkpoint: Optional[str] = None, threads: int = 1,
           weight_decay: float = 0.0, mirror: bool = False, init: Optional[str] = None,
+          calibrate_scale: bool = False, score_factors: Optional[dict] = None,
           stream=sys.stderr) -> dict:
     """Train, export OUT and OUT.npz; returns the losses.  See the module docstring."""
     import numpy as np
@@ -195,7 +211,7 @@ def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True)
-    us, them, score, result, validation = load(paths, stream)
+    us, them, score, result, validation = load(paths, stream, score_factors)
     train_idx = np.nonzero(~validation)[0]
     val_idx = np.nonzero(validation)[0]
     if mirror:
@@ -221,7 +237,7 @@ def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
                 torch.from_numpy(score[idx]), torch.from_numpy(result[idx]))
 
     train_data, val_data = tensors(train_idx), tensors(val_idx)
-    calibration = _calibration(us, them, val_idx)
+    calibration = _calibration(us, them, score, val_idx)
     model = build_model(hidden)
     if init is not None:
         load_float_weights(model, init, hidden)
@@ -231,6 +247,8 @@ def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
                     hidden=hidden, epochs=epochs, batch=batch, lr=lr, lam=lam, scale=scale,
                     weight_decay=weight_decay, mirror=mirror,
                     init=None if init is None else os.path.abspath(init))
+    if score_factors:
+        settings["score_factors"] = {os.path.abspath(p): f for p, f in score_factors.items()}
     history: List[dict] = []
     best = None
     first_epoch = 0
@@ -282,38 +300,48 @@ def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
                     "epoch": epoch, "calibration": calibration}, checkpoint + ".tmp")
         os.replace(checkpoint + ".tmp", checkpoint)
 
-    _export(model, best, out, calibration, stream)
+    _export(model, best, out, calibration, stream, calibrate_scale)
     return {"history": history, "best_epoch": best["epoch"], "positions": len(score),
             "training": len(train_idx), "validation": len(val_idx)}
 
 
-def _calibration(us, them, val_idx):
-    """The positions the quantised net's output bias is corrected on (nnue.quantise): up to
-    CALIBRATION held-out ones, evenly spread; None when there are none."""
+def _calibration(us, them, score, val_idx):
+    """The positions the quantised net's output bias is corrected on (nnue.quantise) and its
+    output scale fitted on (--calibrate-scale): (us, them, score) of up to CALIBRATION
+    held-out ones, evenly spread; None when there are none."""
     import numpy as np
 
     if len(val_idx) == 0:
         return None
     sample = val_idx[np.linspace(0, len(val_idx) - 1, min(CALIBRATION, len(val_idx))).astype(np.int64)]
-    return us[sample], them[sample]
+    return us[sample], them[sample], score[sample]
 
 
-def _export(model, best, out: str, calibration, stream) -> None:
+def _export(model, best, out: str, calibration, stream, calibrate_scale: bool = False) -> None:
     import numpy as np
 
     model.load_state_dict(best["model"])
     weights = model.float_weights()
-    write_network(out, quantise(weights, calibration))
+    scale = SCALE
+    if calibrate_scale:
+        if calibration is None or len(calibration) < 3:
+            raise DatagenError("the output scale is fitted on held-out positions with their "
+                               "scores, and there are none")
+        scale = fit_output_scale(weights, *calibration)
+        print(f"output scale fitted on {len(calibration[2])} held-out positions: {scale} "
+              f"cp per unit (the training targets' {SCALE})", file=stream)
+    write_network(out, quantise(weights, calibration, scale=scale))
     np.savez(out + ".npz", **weights)
     print(f"wrote {out} (epoch {best['epoch']}, validation loss {best['validation']:.6f}) "
           f"and {out}.npz", file=stream)
 
 
 def export_checkpoint(checkpoint: str, out: str, paths: Sequence[str] = (),
-                      stream=sys.stderr) -> dict:
+                      stream=sys.stderr, calibrate_scale: bool = False) -> dict:
     """Write OUT and OUT.npz from the best epoch a checkpoint holds (a run stopped early).  A
-    checkpoint of an older trainer holds no calibration positions: they are then taken from
-    the data files `paths` (those it was trained on), as training would have taken them."""
+    checkpoint of an older trainer holds no calibration positions, or no scores with them:
+    they are then taken from the data files `paths` (those it was trained on, with the
+    checkpoint's score factors), as training would have taken them."""
     import numpy as np
     import torch
 
@@ -325,13 +353,16 @@ def export_checkpoint(checkpoint: str, out: str, paths: Sequence[str] = (),
         print(f"epoch {entry['epoch']}: train loss {entry['train']:.6f}, validation loss "
               f"{entry['validation']:.6f}", file=stream)
     calibration = state.get("calibration")
-    if "calibration" not in state:
+    if calibration is None or (calibrate_scale and len(calibration) < 3):
         if not paths:
-            raise DatagenError(f"{checkpoint} holds no calibration positions (an older "
-                               f"trainer's): name the data files it was trained on")
-        us, them, _, _, validation = load(paths, stream)
-        calibration = _calibration(us, them, np.nonzero(validation)[0])
-    _export(model, state["best"], out, calibration, stream)
+            raise DatagenError(f"{checkpoint} holds no calibration positions with their "
+                               f"scores (an older trainer's): name the data files it was "
+                               f"trained on")
+        factors = {p: f for p, f in state["settings"].get("score_factors", {}).items()}
+        factors = {p: factors[os.path.abspath(p)] for p in paths if os.path.abspath(p) in factors}
+        us, them, score, _, validation = load(paths, stream, factors)
+        calibration = _calibration(us, them, score, np.nonzero(validation)[0])
+    _export(model, state["best"], out, calibration, stream, calibrate_scale)
     return state
 
 
@@ -354,6 +385,13 @@ def main(argv=None, prog: str = "python -m scacco.engine.nnue_train") -> int:
                              "--hidden) instead of random ones")
     parser.add_argument("--checkpoint", help="checkpoint file (default OUT.ckpt)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    parser.add_argument("--calibrate-scale", action="store_true",
+                        help="fit the exported net's output scale so that its evaluations are "
+                             "in the units of the held-out positions' search scores (least "
+                             "squares); without it the scale is the targets' 400")
+    parser.add_argument("--score-factor", action="append", default=[], metavar="DATA=F",
+                        help="multiply the scores of the data file DATA by F (a file scored by "
+                             "a search in other units); may be repeated")
     parser.add_argument("--export-checkpoint", metavar="CKPT",
                         help="train nothing: write OUT from the best epoch of this checkpoint "
                              "(a run stopped before its last epoch); the data files are needed for a "
@@ -366,18 +404,32 @@ def main(argv=None, prog: str = "python -m scacco.engine.nnue_train") -> int:
         parser.error("--hidden must be in 1..256")
     if not 0.0 <= args.lam <= 1.0:
         parser.error("--lambda must be in 0..1")
+    factors = {}
+    for entry in args.score_factor:
+        path, _, text = entry.rpartition("=")
+        try:
+            factor = float(text)
+        except ValueError:
+            factor = float("nan")
+        if not path or not math.isfinite(factor) or factor <= 0:
+            parser.error(f"--score-factor takes DATA=F with F a positive number, not {entry!r}")
+        if path not in args.data:
+            parser.error(f"--score-factor names {path}, which is not among the data files")
+        factors[path] = factor
     try:
         import torch  # noqa: F401
     except ImportError:
         parser.error("training needs PyTorch: pip install -e '.[train]'")
     try:
         if args.export_checkpoint:
-            export_checkpoint(args.export_checkpoint, args.out, args.data)
+            export_checkpoint(args.export_checkpoint, args.out, args.data,
+                              calibrate_scale=args.calibrate_scale)
             return 0
         train(args.data, args.out, seed=args.seed, hidden=args.hidden, epochs=args.epochs,
               batch=args.batch, lr=args.lr, lam=args.lam,
               checkpoint=args.checkpoint, threads=args.threads,
-              weight_decay=args.weight_decay, mirror=args.mirror, init=args.init)
+              weight_decay=args.weight_decay, mirror=args.mirror, init=args.init,
+              calibrate_scale=args.calibrate_scale, score_factors=factors or None)
     except (DatagenError, OSError) as error:
         parser.error(str(error))
     return 0

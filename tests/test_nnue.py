@@ -241,6 +241,35 @@ def test_bias_correction_takes_out_a_systematic_rounding_shift(weights):
     assert abs(mean_difference(nnue.quantise(shifted, (us, them)))) <= 1.0
 
 
+def test_the_output_scale_fit_recovers_the_factor_the_scores_were_made_with(weights):
+    """Scores made as 0.6 times the float net's evaluation (plus noise that averages out) give
+    the header scale 0.6 * 400 = 240; positions beyond the fit's limit do not count."""
+    boards = suite_boards()
+    us, them = padded_features(boards)
+    evals = nnue.float_outputs(weights, us, them)
+    rng = np.random.default_rng(1)
+    noise = rng.choice([-1.0, 1.0], size=len(evals)) * 5.0
+    scores = 0.6 * evals + noise * (np.abs(evals) > 1)
+    far = np.abs(evals) > nnue.SCALE_FIT_LIMIT
+    scores[far] = -scores[far]              # would pull the fit down if they counted
+    assert abs(nnue.fit_output_scale(weights, us, them, scores) - 240) <= 1
+    assert nnue.fit_output_scale(weights, us, them, 0.6 * evals) == 240
+    with pytest.raises(nnue.NetworkError, match="no position"):
+        nnue.fit_output_scale(weights, us, them, np.full(len(evals), 5000.0))
+
+
+def test_the_header_scale_scales_the_engines_evaluation(weights):
+    """The engine evaluates (integer output) x scale / (QA * QB): with scale 250 instead of
+    400 every evaluation is 250/400 of the other within the truncation of a centipawn."""
+    full = nnue.parse_network(nnue.quantise(weights))
+    data = nnue.quantise(weights, scale=250)
+    assert nnue.HEADER.unpack_from(data)[7] == 250
+    scaled = nnue.parse_network(data)
+    for board in suite_boards()[:60]:
+        a, b = board.network_evaluation(full)[1], board.network_evaluation(scaled)[1]
+        assert abs(b - a * 250 / 400) <= 1.5, board.fen()
+
+
 def test_packaged_net_agrees_with_its_float_weights():
     """The shipped network against the float weights the trainer wrote for it (kept in
     tests/data), with the same tolerance."""
@@ -458,6 +487,59 @@ def test_trainer_goes_on_from_the_float_weights_of_an_earlier_run(tmp_path):
     with pytest.raises(DatagenError, match="hidden units"):
         train([str(data)], str(tmp_path / "other.nnue"), seed=3, hidden=8, epochs=1, batch=64,
               init=str(first) + ".npz", stream=io.StringIO())
+
+
+def test_score_factors_scale_a_files_scores_as_its_own_reader_reads_them(tmp_path):
+    from scacco.engine.datagen import DatagenError, read_positions
+    from scacco.engine.nnue_train import MAX_SCORE, load
+    import io
+
+    first, second = tmp_path / "a.bin", tmp_path / "b.bin"
+    self_play_data(first, 2, seed=8, chess960_share=0.0)
+    self_play_data(second, 2, seed=9, chess960_share=0.0)
+    _, _, score, _, _ = load([str(first), str(second)], io.StringIO(), {str(second): 0.5})
+    want = [p.score for p in read_positions(first)] + [p.score * 0.5 for p in read_positions(second)]
+    want = [x for x in want if abs(x) <= MAX_SCORE]
+    assert score.tolist() == pytest.approx(want)
+    with pytest.raises(DatagenError, match="not among the data"):
+        load([str(first)], io.StringIO(), {str(second): 0.5})
+
+
+def test_the_trainer_fits_the_output_scale_on_its_held_out_positions(tmp_path):
+    """--calibrate-scale: the header's scale is 400 times the least-squares factor between the
+    held-out positions' scores and the float net's evaluations (worked out here with numpy's
+    lstsq), and the weights are those of the uncalibrated run."""
+    pytest.importorskip("torch", reason="the trainer needs PyTorch (pip install -e '.[train]')")
+    import io
+    import torch
+    from scacco.engine.nnue_train import train
+
+    data = tmp_path / "d.bin"
+    self_play_data(data, 61, seed=10, chess960_share=0.0)       # games 0, 20, 40, 60 held out
+    plain, fitted = tmp_path / "plain.nnue", tmp_path / "fitted.nnue"
+    train([str(data)], str(plain), seed=2, hidden=16, epochs=1, batch=64, stream=io.StringIO())
+    train([str(data)], str(fitted), seed=2, hidden=16, epochs=1, batch=64, calibrate_scale=True,
+          stream=io.StringIO())
+    weights = dict(np.load(str(fitted) + ".npz"))
+    us, them, scores = torch.load(str(fitted) + ".ckpt", weights_only=False)["calibration"]
+    evals = nnue.float_outputs(weights, us, them)
+    use = (np.abs(scores) <= nnue.SCALE_FIT_LIMIT) & (np.abs(evals) <= nnue.SCALE_FIT_LIMIT)
+    k = np.linalg.lstsq(evals[use, None], np.asarray(scores, dtype=np.float64)[use], rcond=None)[0][0]
+    header = nnue.HEADER.unpack_from(fitted.read_bytes())
+    assert header[7] == round(400 * k) and header[7] != 400
+    assert fitted.read_bytes()[nnue.HEADER_BYTES:] == plain.read_bytes()[nnue.HEADER_BYTES:]
+
+
+def test_bad_score_factors_are_refused_by_the_command_line(tmp_path, capsys):
+    from scacco.engine.nnue_train import main
+
+    data = tmp_path / "d.bin"
+    data.write_bytes(b"")
+    for bad in (f"{data}=0", f"{data}=x", "=2", f"{tmp_path / 'other.bin'}=2"):
+        with pytest.raises(SystemExit) as stop:
+            main([str(data), "--out", str(tmp_path / "n.nnue"), "--score-factor", bad])
+        assert stop.value.code == 2
+        assert "--score-factor" in capsys.readouterr().err
 
 
 def test_checkpoint_of_an_older_trainer_is_exported_with_the_data_it_was_trained_on(tmp_path):
