@@ -47,17 +47,18 @@ def main() -> int:
     network = nnue.parse_network(data, args.net)
     floats = dict(np.load(args.floats or args.net + ".npz"))
     dequantised = nnue.dequantise(data)
+    scale = network.constants[2]            # the header's centipawns per unit of output
     float_errors, integer_errors, sizes = [], [], []
     boards = positions()
     for board in boards:
         _, output = board.network_evaluation(network)
         us, them = nnue.board_features(board)
-        reference = nnue.float_output(floats, us, them)
+        reference = nnue.float_output(floats, us, them, scale)
         float_errors.append(output - reference)
-        integer_errors.append(output - nnue.float_output(dequantised, us, them))
+        integer_errors.append(output - nnue.float_output(dequantised, us, them, scale))
         sizes.append(abs(reference))
-    print(f"{args.net}: {network.hidden} hidden units, {len(boards)} positions, mean |float "
-          f"output| {np.mean(sizes):.0f} cp")
+    print(f"{args.net}: {network.hidden} hidden units, scale {scale}, {len(boards)} positions, "
+          f"mean |float output| {np.mean(sizes):.0f} cp")
     print(f"integer net vs float net (trainer's weights): {summary(float_errors)}")
     print(f"integer net vs its own dequantised weights:   {summary(integer_errors)}")
     return 0

@@ -226,7 +226,8 @@ def fit_output_scale(weights: Dict[str, "object"], us, them, scores) -> int:
     return int(min(65535, max(1, round(SCALE * k))))
 
 
-def float_outputs(weights: Dict[str, "object"], us, them, chunk: int = 4096):
+def float_outputs(weights: Dict[str, "object"], us, them, chunk: int = 4096,
+                  scale: float = SCALE):
     """float_output of many positions at once: us and them int arrays [N, S] of active inputs,
     padded with INPUTS (no input).  A float64 array [N] of centipawns."""
     import numpy as np
@@ -242,7 +243,7 @@ def float_outputs(weights: Dict[str, "object"], us, them, chunk: int = 4096):
         a = np.clip(b1 + w1[us[start:start + chunk]].sum(axis=1), 0.0, 1.0) ** 2
         b = np.clip(b1 + w1[them[start:start + chunk]].sum(axis=1), 0.0, 1.0) ** 2
         out[start:start + chunk] = a @ w2[:hidden] + b @ w2[hidden:]
-    return (out + float(weights["b2"])) * SCALE
+    return (out + float(weights["b2"])) * scale
 
 
 def dequantise(data: bytes) -> Dict[str, "object"]:
@@ -281,8 +282,11 @@ def _white_to_move(board) -> bool:
     return turn() if callable(turn) else bool(turn)
 
 
-def float_output(weights: Dict[str, "object"], us: List[int], them: List[int]) -> float:
-    """The float network's output in centipawns for the active inputs of each perspective."""
+def float_output(weights: Dict[str, "object"], us: List[int], them: List[int],
+                 scale: float = SCALE) -> float:
+    """The float network's output in centipawns for the active inputs of each perspective,
+    `scale` centipawns per unit (the trainer's SCALE; a network file's header may say
+    another, see fit_output_scale)."""
     import numpy as np
 
     w1 = np.asarray(weights["w1"], dtype=np.float64)
@@ -292,4 +296,4 @@ def float_output(weights: Dict[str, "object"], us: List[int], them: List[int]) -
     a = np.clip(b1 + w1[us].sum(axis=0), 0.0, 1.0) ** 2
     b = np.clip(b1 + w1[them].sum(axis=0), 0.0, 1.0) ** 2
     out = a @ w2[:hidden] + b @ w2[hidden:] + float(weights["b2"])
-    return out * SCALE
+    return out * scale

@@ -189,10 +189,11 @@ def assert_agrees_with_floats(network, weights):
     """The integer network's output against the float forward pass, on every suite position,
     within the tolerances above."""
     errors = []
+    scale = network.constants[2]
     for board in suite_boards():
         _, output = board.network_evaluation(network)
         us, them = nnue.board_features(board)
-        reference = nnue.float_output(weights, us, them)
+        reference = nnue.float_output(weights, us, them, scale)
         errors.append(abs(output - reference))
         assert abs(output - reference) <= QUANTISATION_CP + QUANTISATION_SHARE * abs(reference), board.fen()
     assert np.mean(errors) <= QUANTISATION_MEAN_CP
@@ -268,6 +269,7 @@ def test_the_header_scale_scales_the_engines_evaluation(weights):
     for board in suite_boards()[:60]:
         a, b = board.network_evaluation(full)[1], board.network_evaluation(scaled)[1]
         assert abs(b - a * 250 / 400) <= 1.5, board.fen()
+    assert_agrees_with_floats(scaled, weights)       # the float pass at the header's scale
 
 
 def test_packaged_net_agrees_with_its_float_weights():
