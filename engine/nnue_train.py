@@ -358,8 +358,8 @@ def export_checkpoint(checkpoint: str, out: str, paths: Sequence[str] = (),
             raise DatagenError(f"{checkpoint} holds no calibration positions with their "
                                f"scores (an older trainer's): name the data files it was "
                                f"trained on")
-        factors = {p: f for p, f in state["settings"].get("score_factors", {}).items()}
-        factors = {p: factors[os.path.abspath(p)] for p in paths if os.path.abspath(p) in factors}
+        saved = state["settings"].get("score_factors", {})      # by absolute path
+        factors = {p: saved[os.path.abspath(p)] for p in paths if os.path.abspath(p) in saved}
         us, them, score, _, validation = load(paths, stream, factors)
         calibration = _calibration(us, them, score, np.nonzero(validation)[0])
     _export(model, state["best"], out, calibration, stream, calibrate_scale)

@@ -26,6 +26,7 @@ class UciProcess:
         self.lines: "queue.Queue[Optional[str]]" = queue.Queue()
         self.transcript: List[str] = []
         self.stderr_lines: List[str] = []
+        self._fences = 0                  # fence markers sent so far
         threading.Thread(target=self._pump, daemon=True).start()
         threading.Thread(target=self._pump_stderr, daemon=True).start()
 
@@ -84,7 +85,7 @@ class UciProcess:
         readyok would end a plain sync early and leave ours to be read as the next answer):
         an unknown command with a fresh number goes first, and the readyok that counts is
         the one after the engine has said it does not know that command."""
-        self._fences = getattr(self, "_fences", 0) + 1
+        self._fences += 1
         marker = f"fence-{os.getpid()}-{self._fences}"
         self.send(marker)
         before = self.read_until(lambda line: line.endswith("unknown command: " + marker))
