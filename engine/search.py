@@ -203,11 +203,12 @@ class Searcher:
 
     :param hash_mb: transposition table size in megabytes.
     :param threads: search threads, 1..MAX_THREADS.
-    :param network: the evaluation: None (the default) for the classical evaluation, an
-        NnueNetwork, or PACKAGED for the network shipped in the package.
+    :param network: the evaluation: PACKAGED (the default) for the network shipped in the
+        package (the classical evaluation, said once on stderr, when the installed file cannot
+        be used), another NnueNetwork, or None for the classical evaluation.
     """
 
-    def __init__(self, hash_mb: int = 16, threads: int = 1, network=None) -> None:
+    def __init__(self, hash_mb: int = 16, threads: int = 1, network=PACKAGED) -> None:
         self._check_hash(hash_mb)
         self._check_threads(threads)
         if network is PACKAGED:

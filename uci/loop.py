@@ -199,6 +199,10 @@ class Worker:
         self._closing = True
 
 
+# Session._active_network before the evaluation is decided (see Session.active_network).
+_UNDECIDED = object()
+
+
 def _physical_memory_mb() -> Optional[int]:
     """Installed memory in MB where the OS says (POSIX), else None."""
     try:
@@ -219,7 +223,10 @@ class Session:
         self._searcher_error: Optional[str] = None
         self._network = None              # the NnueNetwork of EvalFile, loaded on first use
         self._network_name: Optional[str] = None
-        self._active_network = None       # the one the searcher is to use (None: classical)
+        # The network the searcher is to use (None: classical), decided at the first need
+        # (_UNDECIDED until then: Use NNUE is on by default and the file is read only then).
+        self._active_network = _UNDECIDED
+        self._network_lock = threading.Lock()
         self._worker = Worker()
         self._rng = random.Random()       # the playing levels' choices
         self._commands = {
@@ -293,10 +300,28 @@ class Session:
             self.options.store(option, option.default)
             searcher = searcher_class(hash_mb=option.default)
         self._apply_threads(searcher, self.options["Threads"])
-        self._apply_network(searcher, self._active_network)
+        self._apply_network(searcher, self.active_network())
         return searcher
 
     # -- the neural evaluation (EvalFile, Use NNUE) ---------------------------------------
+
+    def active_network(self):
+        """The network searches evaluate with, None for the classical evaluation.  With Use
+        NNUE on and no EvalFile set yet, the default file is read at the first call; one that
+        cannot be used is said once, and Use NNUE is turned off."""
+        with self._network_lock:
+            if self._active_network is _UNDECIDED:
+                network = None
+                if self.options["Use NNUE"]:
+                    name = self.options["EvalFile"]
+                    try:
+                        network = self._load_network(name)
+                    except ValueError as error:
+                        self.out.info(f"the network {printable(name, 200)} cannot be used "
+                                      f"({error}); evaluating with the classical evaluation")
+                        self.options.store(self.options.find("Use NNUE"), False)
+                self._active_network = network
+            return self._active_network
 
     def _read_network(self, name: str):
         """The network in the file `name` (a bare name not found here is looked up in the
@@ -329,7 +354,8 @@ class Session:
         self._switch_network(self._network if on else None)
 
     def _switch_network(self, network) -> None:
-        self._active_network = network
+        with self._network_lock:
+            self._active_network = network
         self.submit(Job("task"), lambda: self._apply_network(self._searcher, network))
 
     def _apply_network(self, searcher, network) -> None:
@@ -569,7 +595,7 @@ class Session:
         from ..engine.bench import run_bench
         job = Job("bench")
         self.submit(job, lambda: run_bench(depth=depth, out=self.out.line, stop=job.token,
-                                           threads=threads, network=self._active_network))
+                                           threads=threads, network=self.active_network()))
 
     def cmd_display(self, args: List[str], line: str) -> None:
         board = self.board
@@ -590,6 +616,7 @@ class Session:
         from ..engine.evaluation import eval_table, network_line
         for row in eval_table(self.board).splitlines():
             self.out.line(row)
+        active = self.active_network()
         network, name = self._network, self._network_name
         if network is None:
             name = self.options["EvalFile"]
@@ -599,7 +626,7 @@ class Session:
                 self.out.line(f" NNUE: no network ({error})")
                 return
         self.out.line(network_line(self.board, network, name,
-                                   in_use=self._active_network is network))
+                                   in_use=active is network))
 
     # -- jobs --------------------------------------------------------------------------
 
