@@ -38,7 +38,7 @@ from typing import Callable, List, Optional, Sequence
 from ..ext._core import (MATE_BOUND_PY, MAX_SEARCH_THREADS_PY, VALUE_INFINITE_PY, VALUE_MATE_PY,
                          MateSearch, SearchCore, StopToken)
 
-from .accuracy import winning_chances
+from .accuracy import cp_scale, winning_chances
 from .board import Board
 from .mate import MAX_MATE_MOVES, proven_mate_line
 
@@ -251,6 +251,12 @@ class Searcher:
     def network(self):
         """The NnueNetwork the search evaluates with, or None: the classical evaluation."""
         return self._core.network
+
+    @property
+    def cp_scale(self) -> float:
+        """The factor that puts this searcher's centipawns on the normalised scale (+100:
+        about 50% to win), for its evaluation (engine.accuracy.cp_scale)."""
+        return cp_scale(self._core.network)
 
     def set_network(self, network) -> None:
         """Evaluate with `network` (an NnueNetwork from engine.nnue.read_network), or with the

@@ -420,7 +420,6 @@ def test_the_network_is_the_default_evaluation_over_uci(engine):
 def test_an_unusable_default_network_is_said_once_and_the_search_goes_on(tmp_path, monkeypatch):
     """With the default EvalFile unreadable, the first search says why and evaluates
     classically (Use NNUE turned off), and says it only once."""
-    import threading
     from scacco.uci.loop import Output, Session
     broken = tmp_path / nnue.DEFAULT_NETWORK
     broken.write_bytes(b"SCACCONN")

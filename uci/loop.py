@@ -23,9 +23,10 @@ OS (no clearing pass), and giving back the old memory, warming up the new one an
 used table (ucinewgame, Clear Hash) run on threads of the searcher's own; a search waits for a
 clear queued before it, and that wait counts against its time limits (they run from `go`).
 
-`info ... score cp X` reports the search's score times engine.accuracy.CP_SCALE, the scale the
-analysis reports too (+1.00 is about a 50% chance to win, as Stockfish normalises its own);
-the search itself works in Scacco's raw centipawns.
+`info ... score cp X` reports the search's score times the scale of its evaluation
+(engine.accuracy.cp_scale: the network's or the classical one), the scale the analysis reports
+too (+1.00 is about a 50% chance to win, as Stockfish normalises its own); the search itself
+works in Scacco's raw centipawns.
 
 Importing the engine (and its Cython core) is delayed to the first command that needs it,
 so the reply to `uci` goes out within milliseconds of the start.
@@ -42,7 +43,7 @@ import traceback
 from typing import Callable, List, Optional
 
 from . import __version__
-from ..engine.accuracy import CP_SCALE
+from ..engine.accuracy import cp_scale
 from .options import OptionTable, standard_options
 from .protocol import (format_bestmove, format_info, parse_go, parse_int, parse_position,
                           parse_setoption, printable)
@@ -767,7 +768,7 @@ class Session:
         try:
             if info.bound is not None and job.elapsed_ms() < QUIET_START_MS:
                 return
-            self.out.line(format_info(info, CP_SCALE))
+            self.out.line(format_info(info, cp_scale(self._searcher.network)))
         except Exception:
             traceback.print_exc(file=sys.stderr)
 
