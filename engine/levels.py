@@ -24,6 +24,7 @@ from typing import Callable, Dict, List, Optional
 
 from ..ext._core import MateSearch, StopToken
 
+from .accuracy import CP_SCALE
 from .board import Board
 from .puzzles import proven_mate_line
 from .search import SearchInfo, SearchResult, Searcher, mate_result
@@ -165,12 +166,15 @@ def _choose(searcher: Searcher, board: Board, level: Level, rng: random.Random,
     best = lines[0]
     if best.score_mate is not None and best.score_mate > 0:
         return _single_line(result, best)     # a mate the search saw is never thrown away
-    choices = [info for info in lines if best.score - info.score <= level.margin
+    # The margin and the noise are the classical search's centipawns; another evaluation's
+    # scores are put in those units first (the same winning chances, engine.accuracy).
+    units = searcher.cp_scale / CP_SCALE
+    choices = [info for info in lines if (best.score - info.score) * units <= level.margin
                and (info.score_mate is None or info.score_mate > 0)]
     if not choices:
         return _single_line(result, best)     # every line is lost to a mate: the longest defence
     choices = _materially_sound(searcher, board, choices, level.margin, stop)
-    weights = [math.exp(-(best.score - info.score) / level.temperature) for info in choices]
+    weights = [math.exp(-(best.score - info.score) * units / level.temperature) for info in choices]
     return _single_line(result, rng.choices(choices, weights=weights, k=1)[0])
 
 
