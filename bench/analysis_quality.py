@@ -3,7 +3,8 @@
 1. Games: Scacco at UCI_LimitStrength / UCI_Elo --elo (default 900) against full-strength
    Scacco at --strong-nodes per move, colours alternating, from the first positions of the
    shared openings file; written to --games (kept: running again reuses the file, and a
-   larger --count appends the games missing).
+   larger --count appends the games missing, played with the evaluation of today's build:
+   use a new file after a change of the default evaluation).
 2. Ours: every game analysed at the given budget (default: the analysis default).
 3. Reference: every position evaluated by Stockfish at --sf-depth (default 20, one thread),
    or with --reference scacco by Scacco at --factor (default 20) times our nodes (one table

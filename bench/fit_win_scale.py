@@ -127,10 +127,13 @@ def generate(out: Path, games: int, nodes: int, openings: Path, jobs: int = 1,
 def read_games(out: Path) -> list:
     """The games of `out`: for each, {score: [positions, wins]} of its fit points (the
     score of the side whose chance it is, from both sides' view of each position)."""
-    games = []
+    games, evaluations = [], set()
     with open(out) as handle:
         for line in handle:
             record = json.loads(line)
+            evaluations.add(record.get("evaluation", "classical"))
+            if len(evaluations) > 1:
+                raise SystemExit(f"{out} holds games of both evaluations: fit one at a time")
             white_won = record["result"] == "1-0"
             black_won = record["result"] == "0-1"
             points = {}
@@ -212,7 +215,8 @@ def main() -> int:
     x50, s, points = fit_points(games)
     print(f"games: {len(games)}, points: {points}")
     print(f"P(win) = 1 / (1 + exp(-(cp - {x50:.1f}) / {s:.1f}))")
-    print(f"50% to win at {x50:.1f} Scacco cp; CP_SCALE = 100 / x50 = {100 / x50:.4f}")
+    name = "NETWORK_CP_SCALE" if args.network else "CP_SCALE"
+    print(f"50% to win at {x50:.1f} Scacco cp; {name} = 100 / x50 = {100 / x50:.4f}")
     if args.bootstrap:
         low, high = bootstrap_x50(games, args.bootstrap)
         print(f"x50 95% interval over {args.bootstrap} resamples of the games: {low:.1f} .. {high:.1f}")

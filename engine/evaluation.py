@@ -43,7 +43,8 @@ def eval_table(board: CoreBoard) -> str:
         lines.append(" Insufficient material: the evaluation is a draw")
     lines.append(f" Final evaluation: {_pawns(info['white_score']).strip()} (white side), "
                  f"{_pawns(info['score']).strip()} (side to move)")
-    lines.append(f" Normalised (as score cp): {_pawns(round(info['white_score'] * CP_SCALE)).strip()} (white side)")
+    lines.append(f" Normalised (as score cp with Use NNUE off): "
+                 f"{_pawns(round(info['white_score'] * CP_SCALE)).strip()} (white side)")
     return "\n".join(lines)
 
 

@@ -293,13 +293,15 @@ class Session:
         cannot be had, with the default size (said, and the option set back to it)."""
         mb = self.options["Hash"]
         try:
-            searcher = searcher_class(hash_mb=mb)
+            # Classical first: a network whose accumulators cannot be had is said by
+            # _apply_network, not taken for a Hash failure.
+            searcher = searcher_class(hash_mb=mb, network=None)
         except MemoryError:
             option = self.options.find("Hash")
             self.out.info(f"Hash {mb} MB could not be allocated (the table is {option.default} "
                           f"MB)")
             self.options.store(option, option.default)
-            searcher = searcher_class(hash_mb=option.default)
+            searcher = searcher_class(hash_mb=option.default, network=None)
         self._apply_threads(searcher, self.options["Threads"])
         self._apply_network(searcher, self.active_network())
         return searcher
@@ -308,8 +310,9 @@ class Session:
 
     def active_network(self):
         """The network searches evaluate with, None for the classical evaluation.  With Use
-        NNUE on and no EvalFile set yet, the default file is read at the first call; one that
-        cannot be used is said once, and Use NNUE is turned off."""
+        NNUE on and no EvalFile set yet, the default file is read at the first call (made on
+        the input thread, by submit, before any job); one that cannot be used is said once,
+        and Use NNUE is turned off."""
         with self._network_lock:
             if self._active_network is _UNDECIDED:
                 network = None
@@ -439,6 +442,10 @@ class Session:
         return True
 
     def submit(self, job: Job, target: Callable[[], None]) -> None:
+        """Queue a job for the worker.  The evaluation is decided here, on the input thread,
+        before the first job: the worker then only reads it (the option hooks that change it
+        run on this thread too)."""
+        self.active_network()
         self._worker.submit(job, target, self._job_failed)
 
     def _job_failed(self, job: Job, exc: Exception) -> None:
