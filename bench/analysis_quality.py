@@ -3,20 +3,23 @@
 1. Games: Scacco at UCI_LimitStrength / UCI_Elo --elo (default 900) against full-strength
    Scacco at --strong-nodes per move, colours alternating, from the first positions of the
    shared openings file; written to --games (kept: running again reuses the file, and a
-   larger --count appends the games missing).
+   larger --count appends the games missing, played with the evaluation of today's build:
+   use a new file after a change of the default evaluation).
 2. Ours: every game analysed at the given budget (default: the analysis default).
 3. Reference: every position evaluated by Stockfish at --sf-depth (default 20, one thread),
    or with --reference scacco by Scacco at --factor (default 20) times our nodes (one table
    through the game, as the analysis); the same lichess rules (engine/accuracy.py judge)
    turn the reference evaluations into judgements.  Stockfish's centipawns are already on
-   the normalised scale; Scacco's are cached raw and scaled by CP_SCALE when read.
+   the normalised scale; Scacco's are cached raw and scaled by the scale of the evaluation
+   that searched (engine.accuracy.cp_scale) when read.
 4. Precision (our blunders that the reference calls blunders) and recall (the reference's
    blunders that we call blunders), also for "mistake or worse".
 
     python bench/analysis_quality.py --games /tmp/scacco-quality.pgn --count 10
 
 Progress on stderr; the reference evaluations are cached in --games + ".stockfish-d20.jsonl"
-(or ".scacco-NODES.jsonl"), one line per game, so an interrupted run resumes.
+(or ".scacco-NODES-nnue.jsonl", "-classical" when the packaged network cannot be used), one
+line per game, so an interrupted run resumes.
 """
 import argparse
 import json
@@ -34,7 +37,7 @@ from scacco.engine.analysis import (DEFAULT_NODES, DEFAULT_REVIEW, Budget, analy
 from scacco.engine.board import Board  # noqa: E402
 from scacco.engine.levels import play  # noqa: E402
 from scacco.engine.pgn import Game, MoveNode, read_games, write_game  # noqa: E402
-from scacco.engine.search import Searcher  # noqa: E402
+from scacco.engine.search import Searcher, default_network  # noqa: E402
 from tests.shared import shared_dir  # noqa: E402
 
 MAX_PLIES = 200
@@ -104,7 +107,7 @@ def stockfish_evals(game: Game, depth: int):
 
 def scacco_evals(game: Game, nodes: int):
     """Scacco's evaluation of every position as the analysis makes it (one table through the
-    game) at `nodes`, White's view; centipawns raw (not yet times CP_SCALE, see
+    game) at `nodes`, White's view; centipawns raw (not yet times the scale, see
     normalised()), so the cache outlives a change of the scale."""
     searcher = Searcher(64)
     board = game.board()
@@ -124,9 +127,10 @@ def scacco_evals(game: Game, nodes: int):
     return out
 
 
-def normalised(evals):
-    """Evaluations with Scacco's raw centipawns ("cp_raw") put on the analysis' scale."""
-    return [({"cp": round(e["cp_raw"] * acc.CP_SCALE)} if "cp_raw" in e else e, best)
+def normalised(evals, scale: float):
+    """Evaluations with Scacco's raw centipawns ("cp_raw") put on the analysis' scale (`scale`:
+    the cp_scale of the evaluation that searched)."""
+    return [({"cp": round(e["cp_raw"] * scale)} if "cp_raw" in e else e, best)
             for e, best in evals]
 
 
@@ -182,8 +186,10 @@ def main() -> int:
     args = parser.parse_args()
     path = Path(args.games)
     play_games(path, args.count, args.elo, args.strong_nodes)
+    network = default_network()          # what Searcher() evaluates with
+    evaluation = "classical" if network is None else "nnue"
     reference_key = (f"stockfish-d{args.sf_depth}" if args.reference == "stockfish"
-                     else f"scacco-{args.nodes * args.factor}")
+                     else f"scacco-{args.nodes * args.factor}-{evaluation}")
     cache_path = Path(str(path) + f".{reference_key}.jsonl")
     cache = {}
     if cache_path.exists():
@@ -207,7 +213,7 @@ def main() -> int:
             cache[key] = evals
             with open(cache_path, "a") as handle:
                 handle.write(json.dumps({"round": key, "evals": evals}) + "\n")
-        reference_evals = normalised(cache[key])
+        reference_evals = normalised(cache[key], acc.cp_scale(network))
         reference = judgements(game, reference_evals)
         for name, classes in (("blunder", {acc.BLUNDER}), ("mistake+", {acc.BLUNDER, acc.MISTAKE})):
             counts = scores(ours, reference, classes)

@@ -63,12 +63,12 @@ class ScaccoChecker:
         self.nodes = nodes
 
     def lines(self, fen: str):
-        from scacco.engine.accuracy import CP_SCALE
         from scacco.engine.board import Board
         result = self.searcher.search(Board(fen), nodes=self.nodes, multipv=2)
+        scale = self.searcher.cp_scale
         out = []
         for info in sorted(result.lines, key=lambda i: i.score, reverse=True):
-            out.append((info.pv[0], None if info.score_cp is None else info.score_cp * CP_SCALE,
+            out.append((info.pv[0], None if info.score_cp is None else info.score_cp * scale,
                         info.score_mate))
         return out
 

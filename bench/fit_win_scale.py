@@ -25,6 +25,7 @@ import argparse
 import json
 import math
 import multiprocessing
+import random
 import sys
 import time
 from pathlib import Path
@@ -91,13 +92,22 @@ def generate(out: Path, games: int, nodes: int, openings: Path, jobs: int = 1,
     """Play the games missing from `out` in `jobs` processes (each game depends only on its
     opening, so the file's content does not depend on the jobs; its order may)."""
     done = set()
+    evaluation = "network" if network else "classical"
     if out.exists():
         with open(out) as handle:
-            for line in handle:
+            for number, line in enumerate(handle, 1):
                 try:
-                    done.add(json.loads(line)["index"])
-                except (ValueError, KeyError):
+                    record = json.loads(line)
+                    index = record["index"]
+                except (ValueError, KeyError, TypeError):
                     print(f"ignoring a bad line of {out}: {line[:60]!r}", file=sys.stderr)
+                    continue
+                # Each evaluation has its own units: one file fits one of them.
+                if record.get("evaluation", "classical") != evaluation:
+                    raise SystemExit(f"{out}, line {number}: a game played with the "
+                                     f"{record.get('evaluation', 'classical')} evaluation; this "
+                                     f"run plays with the {evaluation} one (use another --out)")
+                done.add(index)
     with open(openings) as handle:
         fens = [line.strip() for _, line in zip(range(games), handle) if line.strip()]
     tasks = [(i, fens[i], nodes, network) for i in range(len(fens)) if i not in done]
@@ -105,7 +115,7 @@ def generate(out: Path, games: int, nodes: int, openings: Path, jobs: int = 1,
     with open(out, "a") as handle, multiprocessing.Pool(jobs) as pool:
         for count, (index, result, scores) in enumerate(pool.imap_unordered(_play_one, tasks), 1):
             handle.write(json.dumps({"index": index, "nodes": nodes, "result": result,
-                                     "evaluation": "network" if network else "classical",
+                                     "evaluation": evaluation,
                                      "scores": scores}) + "\n")
             handle.flush()
             rate = count / (time.monotonic() - start)
@@ -114,32 +124,50 @@ def generate(out: Path, games: int, nodes: int, openings: Path, jobs: int = 1,
                   file=sys.stderr, flush=True)
 
 
-def fit(out: Path):
-    """(x50, s, points, games): the logistic fit of win (1) / no win (0) against the score
-    of the side whose chance it is, using both sides' view of each position."""
-    xs, ys = [], []
-    games = 0
+def read_games(out: Path) -> list:
+    """The games of `out`: for each, {score: [positions, wins]} of its fit points (the
+    score of the side whose chance it is, from both sides' view of each position)."""
+    games, evaluations = [], set()
     with open(out) as handle:
         for line in handle:
             record = json.loads(line)
-            games += 1
+            evaluations.add(record.get("evaluation", "classical"))
+            if len(evaluations) > 1:
+                raise SystemExit(f"{out} holds games of both evaluations: fit one at a time")
             white_won = record["result"] == "1-0"
             black_won = record["result"] == "0-1"
+            points = {}
             for ply, cp in record["scores"]:
                 if cp is None or ply < FIRST_PLY or abs(cp) > MAX_FIT_CP:
                     continue
-                xs += [cp, -cp]
-                ys += [1.0 if white_won else 0.0, 1.0 if black_won else 0.0]
-    # P = sigmoid(a + b x); Newton's method on the log-likelihood.
+                for x, won in ((cp, white_won), (-cp, black_won)):
+                    count = points.setdefault(x, [0, 0])
+                    count[0] += 1
+                    count[1] += won
+            games.append(points)
+    return games
+
+
+def fit_points(games: list):
+    """(x50, s, points): the logistic fit of win (1) / no win (0) against the score, over
+    the fit points of `games` (the same game may come more than once: a resample)."""
+    totals = {}
+    for points in games:
+        for x, (n, wins) in points.items():
+            total = totals.setdefault(x, [0, 0])
+            total[0] += n
+            total[1] += wins
+    # P = sigmoid(a + b x); Newton's method on the log-likelihood, over distinct scores.
     a, b = 0.0, 0.005
     for _ in range(50):
         ga = gb = haa = hab = hbb = 0.0
-        for x, y in zip(xs, ys):
+        for x, (n, wins) in totals.items():
             z = max(-500.0, min(500.0, a + b * x))
             p = 1.0 / (1.0 + math.exp(-z))
-            w = p * (1.0 - p)
-            ga += y - p
-            gb += (y - p) * x
+            w = n * p * (1.0 - p)
+            residual = wins - n * p
+            ga += residual
+            gb += residual * x
             haa += w
             hab += w * x
             hbb += w * x * x
@@ -152,7 +180,15 @@ def fit(out: Path):
         b += db * scale
         if abs(da) < 1e-10 and abs(db) < 1e-12:
             break
-    return -a / b, 1.0 / b, len(xs), games
+    return -a / b, 1.0 / b, sum(n for n, _ in totals.values())
+
+
+def bootstrap_x50(games: list, rounds: int, seed: int = 1):
+    """The 2.5th and 97.5th percentiles of x50 over `rounds` resamples of the games (the
+    positions of one game are not independent, so the games are what is resampled)."""
+    rng = random.Random(seed)
+    fits = sorted(fit_points([rng.choice(games) for _ in games])[0] for _ in range(rounds))
+    return fits[int(0.025 * (rounds - 1))], fits[int(round(0.975 * (rounds - 1)))]
 
 
 def main() -> int:
@@ -164,17 +200,26 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=1, help="processes playing games (default 1)")
     parser.add_argument("--network", action="store_true",
                         help="play with the packaged network instead of the classical evaluation")
+    parser.add_argument("--bootstrap", type=int, default=200, metavar="N",
+                        help="resample the games N times for x50's 95%% interval (0: none)")
     args = parser.parse_args()
+    if args.bootstrap < 0:
+        parser.error("--bootstrap must be 0 or more")
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
     out = Path(args.out)
     if not args.fit_only:
         generate(out, args.games, args.nodes, shared_dir() / "data" / "chessathome_openings.fen",
                  args.jobs, args.network)
-    x50, s, points, games = fit(out)
-    print(f"games: {games}, points: {points}")
+    games = read_games(out)
+    x50, s, points = fit_points(games)
+    print(f"games: {len(games)}, points: {points}")
     print(f"P(win) = 1 / (1 + exp(-(cp - {x50:.1f}) / {s:.1f}))")
-    print(f"50% to win at {x50:.1f} Scacco cp; CP_SCALE = 100 / x50 = {100 / x50:.4f}")
+    name = "NETWORK_CP_SCALE" if args.network else "CP_SCALE"
+    print(f"50% to win at {x50:.1f} Scacco cp; {name} = 100 / x50 = {100 / x50:.4f}")
+    if args.bootstrap:
+        low, high = bootstrap_x50(games, args.bootstrap)
+        print(f"x50 95% interval over {args.bootstrap} resamples of the games: {low:.1f} .. {high:.1f}")
     return 0
 
 

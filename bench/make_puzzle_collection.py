@@ -22,6 +22,10 @@ before it, so that the rows are what the finder as it is now finds.
 `build` tags the themes of every puzzle found in the searched games (engine.themes) and
 writes the collection, one row per position (the first found wins), in the lichess CSV
 format (engine/data/puzzles.csv, shipped in the package).
+
+The shipped collection was played, found and verified while the classical evaluation was the
+default; the levels and the finder now search with the network, so a new run gives other
+games and puzzles: go on with an existing bench/collection only on the build that began it.
 """
 from __future__ import annotations
 

@@ -49,7 +49,7 @@ def main() -> int:
     best = {"classical": 0.0, "nnue": 0.0}
     for round_number in range(1, args.rounds + 1):
         totals = {"classical": [0, 0.0], "nnue": [0, 0.0]}
-        searchers = {"classical": Searcher(16), "nnue": Searcher(16)}
+        searchers = {"classical": Searcher(16, network=None), "nnue": Searcher(16, network=None)}
         searchers["nnue"].set_network(network)
         for fen in BENCH_FENS:
             for kind, searcher in searchers.items():

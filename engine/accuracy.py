@@ -3,8 +3,9 @@
 Each formula is one small pure function with its constants named, the way lichess's lila
 keeps them (WinPercent, AccuracyPercent, Advice, AccuracyCP), so the analysis only composes
 them and the tests check each one against numbers worked out by hand.  Scores here are
-"normalised" centipawns: Scacco's centipawns times CP_SCALE, so that +100 means about a 50%
-chance to win, the scale lichess's formulas were fitted to (Stockfish's).
+"normalised" centipawns: Scacco's centipawns times the scale of the evaluation that searched
+(cp_scale: CP_SCALE classical, NETWORK_CP_SCALE with the network), so that +100 means about a
+50% chance to win, the scale lichess's formulas were fitted to (Stockfish's).
 
 Mates.  Win% counts a forced mate as +-CP_CEILING centipawns (lichess's `fromMate`).  A
 move is judged on winning chances when the evaluations before and after it are both
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence, Tuple
 
 __all__ = [
-    "Eval", "CP_SCALE", "CP_CEILING", "WIN_MULTIPLIER", "INACCURACY", "MISTAKE", "BLUNDER",
+    "Eval", "CP_SCALE", "NETWORK_CP_SCALE", "cp_scale", "CP_CEILING", "WIN_MULTIPLIER", "INACCURACY", "MISTAKE", "BLUNDER",
     "BLUNDER_DROP", "MISTAKE_DROP", "INACCURACY_DROP",
     "JUDGEMENT_THRESHOLDS", "MATE_CREATED", "MATE_LOST", "MATE_DELAYED", "NAGS",
     "winning_chances", "winning_chance_drop", "win_percent", "eval_win_percent", "move_accuracy", "judge_cp",
@@ -38,6 +39,13 @@ __all__ = [
 # P(win) = 1 / (1 + exp(-(cp - 128.3) / 71.1)).
 WIN_SCALE_X50 = 128.3
 CP_SCALE = 100.0 / WIN_SCALE_X50
+# The same fit for the search with the packaged network (bench/fit_win_scale.py --network,
+# the same openings and budget; 97 White wins, 70 Black wins, 233 draws; 88962 points):
+# P(win) = 1 / (1 + exp(-(cp - 207.5) / 93.2)), x50's 95% interval by resampling the games
+# 174..238.  In the network's self-play a given score wins less often than in the classical
+# one's (more draws), so each evaluation has its own scale.
+NETWORK_WIN_SCALE_X50 = 207.5
+NETWORK_CP_SCALE = 100.0 / NETWORK_WIN_SCALE_X50
 
 # lichess's WinPercent: centipawns are clamped to +-CP_CEILING, and the logistic's slope.
 CP_CEILING = 1000
@@ -71,6 +79,14 @@ WINDOW_MIN, WINDOW_MAX = 2, 8
 WEIGHT_MIN, WEIGHT_MAX = 0.5, 12.0
 # The average centipawn loss caps each move's loss.
 CP_LOSS_CAP = 1000
+
+
+def cp_scale(network) -> float:
+    """The factor from the centipawns of a search evaluating with `network` to normalised
+    ones: CP_SCALE for the classical evaluation (None), NETWORK_CP_SCALE for a network (fitted
+    on the packaged one; another network is taken to read in the same units, which the
+    trainer's --calibrate-scale gives it)."""
+    return CP_SCALE if network is None else NETWORK_CP_SCALE
 
 
 @dataclass(frozen=True)

@@ -175,10 +175,6 @@ class GameAnalysis:
         return asdict(self)
 
 
-def _normalised(cp: int) -> int:
-    return round(cp * acc.CP_SCALE)
-
-
 def evaluate_position(searcher: Searcher, board: Board, budget: Budget,
                       limits: Optional[Dict[str, int]] = None):
     """(Eval from White's view, best move UCI or None, line UCI, nodes) for one position
@@ -193,7 +189,7 @@ def evaluate_position(searcher: Searcher, board: Board, budget: Budget,
     if result.score_mate is not None:
         evaluation = Eval(mate=sign * result.score_mate)
     else:
-        evaluation = Eval(cp=sign * _normalised(result.score_cp))
+        evaluation = Eval(cp=sign * round(result.score_cp * acc.cp_scale(searcher.network)))
     return evaluation, result.best_move, list(result.pv), result.nodes
 
 

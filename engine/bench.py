@@ -10,7 +10,7 @@ import time
 from typing import Callable, Optional
 
 from .board import Board
-from .search import Searcher, StopToken
+from .search import PACKAGED, Searcher, StopToken
 
 DEFAULT_DEPTH = 13
 
@@ -62,10 +62,10 @@ BENCH_FENS = [
 
 def run_bench(depth: Optional[int] = None, out: Callable[[str], None] = print,
               hash_mb: int = 16, stop: Optional[StopToken] = None, threads: int = 1,
-              network=None) -> int:
+              network=PACKAGED) -> int:
     """Search every bench position in turn to `depth` with `threads` threads, starting from
-    a fresh table, evaluating with `network` (as Searcher takes it: None, the default, for
-    the classical evaluation); print the Stockfish-style summary and return the total node
+    a fresh table, evaluating with `network` (as Searcher takes it: the packaged network by
+    default, None for the classical evaluation); print the Stockfish-style summary and return the total node
     count (the bench signature, with one thread and the default evaluation)."""
     depth = DEFAULT_DEPTH if depth is None else depth
     if not 1 <= depth <= 64:

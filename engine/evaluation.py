@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..ext._core import CoreBoard, evaluate_board, evaluation_terms
-from .accuracy import CP_SCALE
+from .accuracy import CP_SCALE, NETWORK_CP_SCALE
 
 __all__ = ["evaluate", "eval_table", "network_line"]
 
@@ -43,7 +43,8 @@ def eval_table(board: CoreBoard) -> str:
         lines.append(" Insufficient material: the evaluation is a draw")
     lines.append(f" Final evaluation: {_pawns(info['white_score']).strip()} (white side), "
                  f"{_pawns(info['score']).strip()} (side to move)")
-    lines.append(f" Normalised (as score cp): {_pawns(round(info['white_score'] * CP_SCALE)).strip()} (white side)")
+    lines.append(f" Normalised (as score cp with Use NNUE off): "
+                 f"{_pawns(round(info['white_score'] * CP_SCALE)).strip()} (white side)")
     return "\n".join(lines)
 
 
@@ -52,6 +53,7 @@ def network_line(board: CoreBoard, network, name: str, in_use: bool) -> str:
     score, output = board.network_evaluation(network)
     white = score if board.turn else -score
     return (f" NNUE evaluation: {_pawns(white).strip()} (white side), {_pawns(score).strip()} "
-            f"(side to move), raw output {_pawns(output).strip()}; network {name}, "
+            f"(side to move), normalised {_pawns(round(white * NETWORK_CP_SCALE)).strip()} "
+            f"(white side), raw output {_pawns(output).strip()}; network {name}, "
             f"{network.hidden} hidden units; "
             f"{'in use' if in_use else 'not in use (Use NNUE is off: the search evaluates classically)'}")

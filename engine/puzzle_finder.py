@@ -32,7 +32,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 from ..ext._core import MateSearch
 
-from .accuracy import CP_SCALE, winning_chances
+from .accuracy import winning_chances
 from .analysis import Budget, evaluate_position
 from .board import Board
 from .levels import NAMED_LEVELS, level_for_elo
@@ -169,7 +169,7 @@ def _lines(searcher: Searcher, board: Board, nodes: int, winner: bool, multipv: 
         if info.score_mate is not None:
             out.append(Line(info.pv[0], None, sign * info.score_mate))
         else:
-            out.append(Line(info.pv[0], sign * round(info.score_cp * CP_SCALE), None))
+            out.append(Line(info.pv[0], sign * round(info.score_cp * searcher.cp_scale), None))
     return out
 
 

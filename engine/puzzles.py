@@ -160,18 +160,17 @@ class Puzzle:
     def _score_after(self, move: str) -> Tuple[Optional[int], Optional[int], Optional[str]]:
         """(normalised cp, mate) from the player's view after move, and the opponent's best
         reply, by a search of the position after it."""
-        from .accuracy import CP_SCALE
-
         after = self.board.copy()
         after.push_uci(move)
         if after.is_checkmate():
             return None, 0, None
         if not after.has_legal_moves() or after.is_insufficient_material():
             return 0, None, None
-        result = self._search().search(after, nodes=self.nodes)
+        searcher = self._search()
+        result = searcher.search(after, nodes=self.nodes)
         if result.score_mate is not None:
             return None, -result.score_mate, result.best_move
-        return -round(result.score_cp * CP_SCALE), None, result.best_move
+        return -round(result.score_cp * searcher.cp_scale), None, result.best_move
 
     @staticmethod
     def _decisive(cp: Optional[int], mate: Optional[int]) -> bool:

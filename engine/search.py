@@ -38,7 +38,7 @@ from typing import Callable, List, Optional, Sequence
 from ..ext._core import (MATE_BOUND_PY, MAX_SEARCH_THREADS_PY, VALUE_INFINITE_PY, VALUE_MATE_PY,
                          MateSearch, SearchCore, StopToken)
 
-from .accuracy import winning_chances
+from .accuracy import cp_scale, winning_chances
 from .board import Board
 from .mate import MAX_MATE_MOVES, proven_mate_line
 
@@ -203,11 +203,12 @@ class Searcher:
 
     :param hash_mb: transposition table size in megabytes.
     :param threads: search threads, 1..MAX_THREADS.
-    :param network: the evaluation: None (the default) for the classical evaluation, an
-        NnueNetwork, or PACKAGED for the network shipped in the package.
+    :param network: the evaluation: PACKAGED (the default) for the network shipped in the
+        package (the classical evaluation, said once on stderr, when the installed file cannot
+        be used), another NnueNetwork, or None for the classical evaluation.
     """
 
-    def __init__(self, hash_mb: int = 16, threads: int = 1, network=None) -> None:
+    def __init__(self, hash_mb: int = 16, threads: int = 1, network=PACKAGED) -> None:
         self._check_hash(hash_mb)
         self._check_threads(threads)
         if network is PACKAGED:
@@ -250,6 +251,12 @@ class Searcher:
     def network(self):
         """The NnueNetwork the search evaluates with, or None: the classical evaluation."""
         return self._core.network
+
+    @property
+    def cp_scale(self) -> float:
+        """The factor that puts this searcher's centipawns on the normalised scale (+100:
+        about 50% to win), for its evaluation (engine.accuracy.cp_scale)."""
+        return cp_scale(self._core.network)
 
     def set_network(self, network) -> None:
         """Evaluate with `network` (an NnueNetwork from engine.nnue.read_network), or with the

@@ -125,6 +125,8 @@ class ScriptedSearcher:
     view: centipawns, or ("mate", n) for mate in n; it records the nodes asked for each
     position."""
 
+    network = None          # scores on the classical evaluation's scale (acc.CP_SCALE)
+
     def __init__(self, scores):
         self.scores, self.calls = scores, []
 

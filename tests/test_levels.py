@@ -58,10 +58,11 @@ def test_weakest_level_plays_the_mate(name, n):
             (line, result.best_move)
 
 
-def test_weak_moves_are_legal_and_within_the_margin():
+@pytest.mark.parametrize("network", [None, PACKAGED], ids=["classical", "network"])
+def test_weak_moves_are_legal_and_within_the_margin(network):
     # The candidates play_weakened chose from (on_candidates), not a second search: the move
     # played is one of them and never more than the level's margin below the best.
-    searcher = Searcher()
+    searcher = Searcher(network=network)
     rng = random.Random(11)
     board = Board()
     reference = chess.Board()
@@ -134,3 +135,17 @@ def test_a_movetime_caps_a_level_search():
     result = play(Searcher(16), Board(), limit_strength=True, elo=2400, movetime=50)
     assert chess.Move.from_uci(result.best_move) in chess.Board().legal_moves
     assert result.nodes < level.nodes
+
+
+def test_levels_play_with_the_classical_evaluation_they_were_calibrated_with():
+    """A searcher with the network plays a level as a classical searcher does: the same moves
+    from the same positions and random draws (node budgets, one thread: deterministic)."""
+    with_network, classical = Searcher(network=PACKAGED), Searcher(network=None)
+    assert with_network.network is not None
+    board = Board()
+    for ply in range(12):
+        level = level_for_elo((MIN_ELO, 1200, 1800)[ply % 3])
+        ours = play_weakened(with_network, board, level, rng=random.Random(ply))
+        theirs = play_weakened(classical, board, level, rng=random.Random(ply))
+        assert (ours.best_move, ours.score) == (theirs.best_move, theirs.score), ply
+        board.push_uci(ours.best_move)

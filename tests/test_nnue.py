@@ -342,7 +342,8 @@ def test_default_eval_file_names_agree():
 
 def test_a_searcher_evaluates_with_the_network_it_is_given():
     from scacco.engine.search import PACKAGED
-    assert Searcher(1).network is None
+    assert Searcher(1).network is nnue.packaged_network()             # the default
+    assert Searcher(1, network=None).network is None                   # classical
     assert Searcher(1, network=PACKAGED).network is nnue.packaged_network()
     assert nnue.packaged_network() is nnue.packaged_network()        # read once
     assert nnue.packaged_network().hidden == nnue.read_network(nnue.default_network_path()).hidden
@@ -399,10 +400,51 @@ def test_eval_file_and_use_nnue_over_uci(engine, tmp_path, net_bytes):
 
 def test_bench_says_which_evaluation_it_searched_with(engine):
     lines = engine.ask("bench 2", "Nodes/second")
-    assert any(line.split() == ["Evaluation", ":", "classical"] for line in lines), lines
-    engine.send("setoption name Use NNUE value true")
-    lines = engine.ask("bench 2", "Nodes/second")
     assert any(line.split() == ["Evaluation", ":", "NNUE"] for line in lines), lines
+    engine.send("setoption name Use NNUE value false")
+    lines = engine.ask("bench 2", "Nodes/second")
+    assert any(line.split() == ["Evaluation", ":", "classical"] for line in lines), lines
+
+
+def test_the_network_is_the_default_evaluation_over_uci(engine):
+    """Use NNUE is on from the start: `eval` says the packaged network is in use, and the
+    option can turn it off."""
+    lines = engine.ask("eval", " NNUE evaluation")
+    assert "in use" in lines[-1] and "not in use" not in lines[-1], lines
+    assert nnue.DEFAULT_NETWORK in lines[-1]
+    engine.send("setoption name Use NNUE value false")
+    lines = engine.ask("eval", " NNUE evaluation")
+    assert "not in use" in lines[-1], lines
+
+
+def test_an_unusable_default_network_is_said_once_and_the_search_goes_on(tmp_path, monkeypatch):
+    """With the default EvalFile unreadable, the first search says why and evaluates
+    classically (Use NNUE turned off), and says it only once."""
+    from scacco.uci.loop import Output, Session
+    broken = tmp_path / nnue.DEFAULT_NETWORK
+    broken.write_bytes(b"SCACCONN")
+    monkeypatch.setattr(nnue, "network_search_path", lambda name: broken)
+
+    class Text:
+        def __init__(self):
+            self.text = ""
+
+        def write(self, data):
+            self.text += data.decode()
+
+        def flush(self):
+            pass
+
+    stream = Text()
+    session = Session(Output(stream))
+    for line in ("position startpos", "go depth 3", "go depth 3"):
+        session.handle(line)
+        assert session.wait_idle(60)
+    said = [line for line in stream.text.splitlines() if "cannot be used" in line]
+    assert len(said) == 1 and "too short" in said[0] and "classical" in said[0], stream.text
+    assert session.options["Use NNUE"] is False and session.active_network() is None
+    moves = [line.split()[1] for line in stream.text.splitlines() if line.startswith("bestmove")]
+    assert len(moves) == 2 and all(chess.Move.from_uci(m) in chess.Board().legal_moves for m in moves)
 
 
 def test_use_nnue_without_a_loadable_network_changes_nothing(engine, tmp_path):

@@ -233,16 +233,16 @@ def replay_python_chess(fen, moves):
 
 def deeper_score(fen, move, nodes):
     """The mover's normalised score after move by a deeper Scacco search (mate = +-10^5)."""
-    from scacco.engine.accuracy import CP_SCALE
     from scacco.engine.search import Searcher
     board = Board(fen)
     board.push_uci(move)
     if board.is_checkmate():
         return 100_000
-    result = Searcher(16).search(board, nodes=nodes)
+    searcher = Searcher(16)
+    result = searcher.search(board, nodes=nodes)
     if result.score_mate is not None:
         return -100_000 if result.score_mate > 0 else 100_000
-    return -result.score_cp * CP_SCALE
+    return -result.score_cp * searcher.cp_scale
 
 
 def test_material_judge_accepts_the_solution_and_only_moves_a_deeper_search_keeps():

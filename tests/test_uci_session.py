@@ -94,6 +94,7 @@ class SlowStartSearcher:
 
     hash_mb = 16
     table_in_memory = True
+    network = None          # scores on the classical evaluation's scale
 
 
 def make_session(searcher):
@@ -191,8 +192,11 @@ def test_an_option_can_replace_the_search_without_touching_the_loop():
     assert calls == [(900, 4, 1)]
 
 
-def test_score_cp_is_on_the_analysis_scale_and_mates_are_not_scaled():
-    from scacco.engine.accuracy import CP_SCALE
+@pytest.mark.parametrize("network", [None, "a network"], ids=["classical", "network"])
+def test_score_cp_is_on_the_analysis_scale_and_mates_are_not_scaled(network):
+    """`score cp` is the search's score times the scale of the evaluation it searched with."""
+    from scacco.engine.accuracy import CP_SCALE, NETWORK_CP_SCALE
+    scale = CP_SCALE if network is None else NETWORK_CP_SCALE
 
     class Scored(SlowStartSearcher):
         def search(self, board, on_info=None, on_currmove=None, **limits):
@@ -201,10 +205,12 @@ def test_score_cp_is_on_the_analysis_scale_and_mates_are_not_scaled():
             on_info(Info(depth=3, score_cp=None, score_mate=-3, pv=["e2e4"]))
             return Result("e2e4")
 
-    session, stream = make_session(Scored())
+    searcher = Scored()
+    searcher.network = network
+    session, stream = make_session(searcher)
     session.handle("position startpos")
     session.handle("go depth 3")
     stream.wait_for("bestmove")
     scores = [line.split(" score ")[1].split(" nodes")[0] for line in stream.lines if " score " in line]
-    assert scores == [f"cp {round(250 * CP_SCALE)}", f"cp {round(-7 * CP_SCALE)}", "mate -3"]
-    assert round(250 * CP_SCALE) != 250
+    assert scores == [f"cp {round(250 * scale)}", f"cp {round(-7 * scale)}", "mate -3"]
+    assert round(250 * scale) != 250

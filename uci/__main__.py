@@ -59,13 +59,17 @@ def bench_command(argv):
     parser.add_argument("threads", type=int, nargs="?", default=1,
                         help="search threads (default 1; the node count is the signature "
                              "with one thread only)")
+    parser.add_argument("--classical", action="store_true",
+                        help="search with the classical evaluation instead of the network")
     args = parser.parse_args(argv)
     if not 1 <= args.depth <= 64:
         parser.error("depth must be between 1 and 64")
-    from ..engine.search import MAX_THREADS
+    from ..engine.search import MAX_THREADS, PACKAGED
     if not 1 <= args.threads <= MAX_THREADS:
         parser.error(f"threads must be between 1 and {MAX_THREADS}")
-    run_bench(args.depth, out=lambda line: print(line, flush=True), threads=args.threads)
+    network = None if args.classical else PACKAGED
+    run_bench(args.depth, out=lambda line: print(line, flush=True), threads=args.threads,
+              network=network)
     return 0
 
 

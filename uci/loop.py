@@ -23,9 +23,10 @@ OS (no clearing pass), and giving back the old memory, warming up the new one an
 used table (ucinewgame, Clear Hash) run on threads of the searcher's own; a search waits for a
 clear queued before it, and that wait counts against its time limits (they run from `go`).
 
-`info ... score cp X` reports the search's score times engine.accuracy.CP_SCALE, the scale the
-analysis reports too (+1.00 is about a 50% chance to win, as Stockfish normalises its own);
-the search itself works in Scacco's raw centipawns.
+`info ... score cp X` reports the search's score times the scale of its evaluation
+(engine.accuracy.cp_scale: the network's or the classical one), the scale the analysis reports
+too (+1.00 is about a 50% chance to win, as Stockfish normalises its own); the search itself
+works in Scacco's raw centipawns.
 
 Importing the engine (and its Cython core) is delayed to the first command that needs it,
 so the reply to `uci` goes out within milliseconds of the start.
@@ -42,7 +43,7 @@ import traceback
 from typing import Callable, List, Optional
 
 from . import __version__
-from ..engine.accuracy import CP_SCALE
+from ..engine.accuracy import cp_scale
 from .options import OptionTable, standard_options
 from .protocol import (format_bestmove, format_info, parse_go, parse_int, parse_position,
                           parse_setoption, printable)
@@ -199,6 +200,10 @@ class Worker:
         self._closing = True
 
 
+# Session._active_network before the evaluation is decided (see Session.active_network).
+_UNDECIDED = object()
+
+
 def _physical_memory_mb() -> Optional[int]:
     """Installed memory in MB where the OS says (POSIX), else None."""
     try:
@@ -219,7 +224,10 @@ class Session:
         self._searcher_error: Optional[str] = None
         self._network = None              # the NnueNetwork of EvalFile, loaded on first use
         self._network_name: Optional[str] = None
-        self._active_network = None       # the one the searcher is to use (None: classical)
+        # The network the searcher is to use (None: classical), decided at the first need
+        # (_UNDECIDED until then: Use NNUE is on by default and the file is read only then).
+        self._active_network = _UNDECIDED
+        self._network_lock = threading.Lock()
         self._worker = Worker()
         self._rng = random.Random()       # the playing levels' choices
         self._commands = {
@@ -285,18 +293,39 @@ class Session:
         cannot be had, with the default size (said, and the option set back to it)."""
         mb = self.options["Hash"]
         try:
-            searcher = searcher_class(hash_mb=mb)
+            # Classical first: a network whose accumulators cannot be had is said by
+            # _apply_network, not taken for a Hash failure.
+            searcher = searcher_class(hash_mb=mb, network=None)
         except MemoryError:
             option = self.options.find("Hash")
             self.out.info(f"Hash {mb} MB could not be allocated (the table is {option.default} "
                           f"MB)")
             self.options.store(option, option.default)
-            searcher = searcher_class(hash_mb=option.default)
+            searcher = searcher_class(hash_mb=option.default, network=None)
         self._apply_threads(searcher, self.options["Threads"])
-        self._apply_network(searcher, self._active_network)
+        self._apply_network(searcher, self.active_network())
         return searcher
 
     # -- the neural evaluation (EvalFile, Use NNUE) ---------------------------------------
+
+    def active_network(self):
+        """The network searches evaluate with, None for the classical evaluation.  With Use
+        NNUE on and no EvalFile set yet, the default file is read at the first call (made on
+        the input thread, by submit, before any job); one that cannot be used is said once,
+        and Use NNUE is turned off."""
+        with self._network_lock:
+            if self._active_network is _UNDECIDED:
+                network = None
+                if self.options["Use NNUE"]:
+                    name = self.options["EvalFile"]
+                    try:
+                        network = self._load_network(name)
+                    except ValueError as error:
+                        self.out.info(f"the network {printable(name, 200)} cannot be used "
+                                      f"({error}); evaluating with the classical evaluation")
+                        self.options.store(self.options.find("Use NNUE"), False)
+                self._active_network = network
+            return self._active_network
 
     def _read_network(self, name: str):
         """The network in the file `name` (a bare name not found here is looked up in the
@@ -329,7 +358,8 @@ class Session:
         self._switch_network(self._network if on else None)
 
     def _switch_network(self, network) -> None:
-        self._active_network = network
+        with self._network_lock:
+            self._active_network = network
         self.submit(Job("task"), lambda: self._apply_network(self._searcher, network))
 
     def _apply_network(self, searcher, network) -> None:
@@ -412,6 +442,10 @@ class Session:
         return True
 
     def submit(self, job: Job, target: Callable[[], None]) -> None:
+        """Queue a job for the worker.  The evaluation is decided here, on the input thread,
+        before the first job: the worker then only reads it (the option hooks that change it
+        run on this thread too)."""
+        self.active_network()
         self._worker.submit(job, target, self._job_failed)
 
     def _job_failed(self, job: Job, exc: Exception) -> None:
@@ -569,7 +603,7 @@ class Session:
         from ..engine.bench import run_bench
         job = Job("bench")
         self.submit(job, lambda: run_bench(depth=depth, out=self.out.line, stop=job.token,
-                                           threads=threads, network=self._active_network))
+                                           threads=threads, network=self.active_network()))
 
     def cmd_display(self, args: List[str], line: str) -> None:
         board = self.board
@@ -590,6 +624,7 @@ class Session:
         from ..engine.evaluation import eval_table, network_line
         for row in eval_table(self.board).splitlines():
             self.out.line(row)
+        active = self.active_network()
         network, name = self._network, self._network_name
         if network is None:
             name = self.options["EvalFile"]
@@ -599,7 +634,7 @@ class Session:
                 self.out.line(f" NNUE: no network ({error})")
                 return
         self.out.line(network_line(self.board, network, name,
-                                   in_use=self._active_network is network))
+                                   in_use=active is network))
 
     # -- jobs --------------------------------------------------------------------------
 
@@ -740,7 +775,7 @@ class Session:
         try:
             if info.bound is not None and job.elapsed_ms() < QUIET_START_MS:
                 return
-            self.out.line(format_info(info, CP_SCALE))
+            self.out.line(format_info(info, cp_scale(self._searcher.network)))
         except Exception:
             traceback.print_exc(file=sys.stderr)
 

@@ -193,7 +193,7 @@ def standard_options() -> List[Option]:
                doc="The network file of the neural evaluation; a bare file name not found "
                    "in the working folder is looked up among the networks in the package. A "
                    "file that is not a valid network is refused and the old one stays."),
-        Option("Use NNUE", "check", False, while_searching=False,
+        Option("Use NNUE", "check", True, while_searching=False,
                on_change=lambda session, on: session.use_nnue(on),
                doc="Evaluate with the network of EvalFile instead of the classical "
                    "evaluation (the table is emptied on a change)."),
