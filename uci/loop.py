@@ -227,7 +227,6 @@ class Session:
         # The network the searcher is to use (None: classical), decided at the first need
         # (_UNDECIDED until then: Use NNUE is on by default and the file is read only then).
         self._active_network = _UNDECIDED
-        self._network_lock = threading.Lock()
         self._worker = Worker()
         self._rng = random.Random()       # the playing levels' choices
         self._commands = {
@@ -313,19 +312,18 @@ class Session:
         NNUE on and no EvalFile set yet, the default file is read at the first call (made on
         the input thread, by submit, before any job); one that cannot be used is said once,
         and Use NNUE is turned off."""
-        with self._network_lock:
-            if self._active_network is _UNDECIDED:
-                network = None
-                if self.options["Use NNUE"]:
-                    name = self.options["EvalFile"]
-                    try:
-                        network = self._load_network(name)
-                    except ValueError as error:
-                        self.out.info(f"the network {printable(name, 200)} cannot be used "
-                                      f"({error}); evaluating with the classical evaluation")
-                        self.options.store(self.options.find("Use NNUE"), False)
-                self._active_network = network
-            return self._active_network
+        if self._active_network is _UNDECIDED:
+            network = None
+            if self.options["Use NNUE"]:
+                name = self.options["EvalFile"]
+                try:
+                    network = self._load_network(name)
+                except ValueError as error:
+                    self.out.info(f"the network {printable(name, 200)} cannot be used "
+                                  f"({error}); evaluating with the classical evaluation")
+                    self.options.store(self.options.find("Use NNUE"), False)
+            self._active_network = network
+        return self._active_network
 
     def _read_network(self, name: str):
         """The network in the file `name` (a bare name not found here is looked up in the
@@ -358,8 +356,7 @@ class Session:
         self._switch_network(self._network if on else None)
 
     def _switch_network(self, network) -> None:
-        with self._network_lock:
-            self._active_network = network
+        self._active_network = network
         self.submit(Job("task"), lambda: self._apply_network(self._searcher, network))
 
     def _apply_network(self, searcher, network) -> None:
