@@ -417,36 +417,6 @@ def test_the_network_is_the_default_evaluation_over_uci(engine):
     assert "not in use" in lines[-1], lines
 
 
-def test_an_unusable_default_network_is_said_once_and_the_search_goes_on(tmp_path, monkeypatch):
-    """With the default EvalFile unreadable, the first search says why and evaluates
-    classically (Use NNUE turned off), and says it only once."""
-    from scacco.uci.loop import Output, Session
-    broken = tmp_path / nnue.DEFAULT_NETWORK
-    broken.write_bytes(b"SCACCONN")
-    monkeypatch.setattr(nnue, "network_search_path", lambda name: broken)
-
-    class Text:
-        def __init__(self):
-            self.text = ""
-
-        def write(self, data):
-            self.text += data.decode()
-
-        def flush(self):
-            pass
-
-    stream = Text()
-    session = Session(Output(stream))
-    for line in ("position startpos", "go depth 3", "go depth 3"):
-        session.handle(line)
-        assert session.wait_idle(60)
-    said = [line for line in stream.text.splitlines() if "cannot be used" in line]
-    assert len(said) == 1 and "too short" in said[0] and "classical" in said[0], stream.text
-    assert session.options["Use NNUE"] is False and session.active_network() is None
-    moves = [line.split()[1] for line in stream.text.splitlines() if line.startswith("bestmove")]
-    assert len(moves) == 2 and all(chess.Move.from_uci(m) in chess.Board().legal_moves for m in moves)
-
-
 def test_use_nnue_without_a_loadable_network_changes_nothing(engine, tmp_path):
     missing = tmp_path / "missing.nnue"
     engine.send(f"setoption name EvalFile value {missing}")

@@ -214,3 +214,22 @@ def test_score_cp_is_on_the_analysis_scale_and_mates_are_not_scaled(network):
     scores = [line.split(" score ")[1].split(" nodes")[0] for line in stream.lines if " score " in line]
     assert scores == [f"cp {round(250 * scale)}", f"cp {round(-7 * scale)}", "mate -3"]
     assert round(250 * scale) != 250
+
+
+def test_an_unusable_default_network_is_said_once_and_the_search_goes_on(tmp_path, monkeypatch):
+    """With the default EvalFile unreadable, the first command that queues work says why and
+    the searches evaluate classically (Use NNUE turned off); it is said only once."""
+    from scacco.engine import nnue
+    broken = tmp_path / nnue.DEFAULT_NETWORK
+    broken.write_bytes(b"SCACCONN")
+    monkeypatch.setattr(nnue, "network_search_path", lambda name: broken)
+    stream = Lines()
+    session = Session(Output(stream))
+    for line in ("position startpos", "go depth 3", "go depth 3"):
+        session.handle(line)
+        assert session.wait_idle(60)
+    said = [line for line in stream.lines if "cannot be used" in line]
+    assert len(said) == 1 and "too short" in said[0] and "classical" in said[0], stream.lines
+    assert session.options["Use NNUE"] is False and session.active_network() is None
+    moves = [line.split()[1] for line in stream.lines if line.startswith("bestmove")]
+    assert len(moves) == 2 and all(chess.Move.from_uci(m) in chess.Board().legal_moves for m in moves)
