@@ -124,9 +124,10 @@ def generate(out: Path, games: int, nodes: int, openings: Path, jobs: int = 1,
                   file=sys.stderr, flush=True)
 
 
-def read_games(out: Path) -> list:
-    """The games of `out`: for each, {score: [positions, wins]} of its fit points (the
-    score of the side whose chance it is, from both sides' view of each position)."""
+def read_games(out: Path):
+    """(games, evaluation) of `out`: for each game, {score: [positions, wins]} of its fit
+    points (the score of the side whose chance it is, from both sides' view of each
+    position); the evaluation they were played with ("classical" or "network")."""
     games, evaluations = [], set()
     with open(out) as handle:
         for line in handle:
@@ -145,7 +146,7 @@ def read_games(out: Path) -> list:
                     count[0] += 1
                     count[1] += won
             games.append(points)
-    return games
+    return games, evaluations.pop() if evaluations else "classical"
 
 
 def fit_points(games: list):
@@ -211,11 +212,11 @@ def main() -> int:
     if not args.fit_only:
         generate(out, args.games, args.nodes, shared_dir() / "data" / "chessathome_openings.fen",
                  args.jobs, args.network)
-    games = read_games(out)
+    games, evaluation = read_games(out)
     x50, s, points = fit_points(games)
-    print(f"games: {len(games)}, points: {points}")
+    print(f"games: {len(games)} ({evaluation} evaluation), points: {points}")
     print(f"P(win) = 1 / (1 + exp(-(cp - {x50:.1f}) / {s:.1f}))")
-    name = "NETWORK_CP_SCALE" if args.network else "CP_SCALE"
+    name = "NETWORK_CP_SCALE" if evaluation == "network" else "CP_SCALE"
     print(f"50% to win at {x50:.1f} Scacco cp; {name} = 100 / x50 = {100 / x50:.4f}")
     if args.bootstrap:
         low, high = bootstrap_x50(games, args.bootstrap)
