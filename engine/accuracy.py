@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence, Tuple
 
 __all__ = [
-    "Eval", "CP_SCALE", "NETWORK_CP_SCALE", "cp_scale", "CP_CEILING", "WIN_MULTIPLIER", "INACCURACY", "MISTAKE", "BLUNDER",
+    "Eval", "CP_SCALE", "NETWORK_CP_SCALE", "cp_scale", "CP_CEILING", "WIN_MULTIPLIER",
+    "INACCURACY", "MISTAKE", "BLUNDER",
     "BLUNDER_DROP", "MISTAKE_DROP", "INACCURACY_DROP",
     "JUDGEMENT_THRESHOLDS", "MATE_CREATED", "MATE_LOST", "MATE_DELAYED", "NAGS",
     "winning_chances", "winning_chance_drop", "win_percent", "eval_win_percent", "move_accuracy", "judge_cp",

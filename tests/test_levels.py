@@ -102,7 +102,7 @@ def test_smallest_budget_still_weighs_several_candidates():
 def test_weak_level_does_not_give_away_a_piece_for_nothing(network):
     # Black to move; the knight on f6 is attacked by the pawn on e5 and must not be left there.
     # (The network's one-ply scores put 2... Nc6 3. exf6 within the Beginner's margin: the
-    # classical look is what keeps it out.)
+    # levels play with their classical companion, which keeps it out.)
     fen = "rnbqkb1r/pppppppp/5n2/4P3/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2"
     searcher = Searcher(network=network)
     rng = random.Random(5)
