@@ -10,9 +10,10 @@ Two kinds of match, all through the shared match runner (../shared/tools/match.p
     python bench/level_matches.py --stockfish --ladder --games 100 --concurrency 2
 
 The engine defaults to this checkout (`python -m scacco` run from the repository root); pass
-`--engine CMD` to match an installed copy.  The match runner and the openings come from the
-shared folder (next to the repository, or $SCACCO_SHARED).  Every match's PGN and log go to
---out.
+`--engine CMD` to match an installed copy, `--classical` to match the classical evaluation's
+level table (Use NNUE off) instead of the network's.  The match runner and the openings come
+from the shared folder (next to the repository, or $SCACCO_SHARED).  Every match's PGN and log
+go to --out.
 """
 import argparse
 import re
@@ -68,6 +69,8 @@ def main(argv=None):
     parser.add_argument("--ladder", action="store_true", help="each named level against the one below")
     parser.add_argument("--elo", type=int, nargs="+", default=[1500, 1800, 2100])
     parser.add_argument("--engine", help="Scacco command (default: python -m scacco in this checkout)")
+    parser.add_argument("--classical", action="store_true",
+                        help="Scacco with Use NNUE=false: the classical evaluation's level table")
     parser.add_argument("--stockfish-path", default="/usr/games/stockfish")
     parser.add_argument("--match", default=str(shared_dir() / "tools" / "match.py"))
     parser.add_argument("--openings", default=str(shared_dir() / "data" / "chessathome_openings.fen"))
@@ -87,21 +90,22 @@ def main(argv=None):
         checkout = f"cd {shlex.quote(str(ROOT))} && exec {shlex.quote(sys.executable)} -m scacco"
         engine = f"sh -c {shlex.quote(checkout)}"
 
+    evaluation = ["Use NNUE=false"] if args.classical else []
     rows = []
     if args.stockfish:
         if not Path(args.stockfish_path).is_file():
             parser.error(f"--stockfish-path: no file {args.stockfish_path}")
         for elo in args.elo:
             limited = ["UCI_LimitStrength=true", f"UCI_Elo={elo}"]
-            row = run_match(args, (f"Scacco{elo}", f"Stockfish{elo}"), engine, limited,
+            row = run_match(args, (f"Scacco{elo}", f"Stockfish{elo}"), engine, limited + evaluation,
                             args.stockfish_path, limited, f"stockfish_{elo}")
             rows.append(f"| Scacco {elo} vs Stockfish {elo} | {row} |")
     if args.ladder:
         named = sorted(NAMED_LEVELS.items(), key=lambda item: item[1])
         for (low_name, low), (high_name, high) in zip(named, named[1:]):
             row = run_match(args, (high_name, low_name),
-                            engine, ["UCI_LimitStrength=true", f"UCI_Elo={high}"],
-                            engine, ["UCI_LimitStrength=true", f"UCI_Elo={low}"],
+                            engine, ["UCI_LimitStrength=true", f"UCI_Elo={high}"] + evaluation,
+                            engine, ["UCI_LimitStrength=true", f"UCI_Elo={low}"] + evaluation,
                             f"ladder_{high}_{low}")
             rows.append(f"| {high_name} {high} vs {low_name} {low} | {row} |")
 

@@ -147,7 +147,7 @@ def game_hint(board: Board, *, elo: Optional[int] = None, nodes: int = HINT_NODE
         why = hint_text.text("why_mate_now") if k == 1 else hint_text.text("why_mate", n=k)
         return GameHint(move, board.san(move), why, k)
     if elo is not None:
-        level = level_for_elo(elo)
+        level = level_for_elo(elo, searcher.network is not None)
         result = searcher.search(board, nodes=level.nodes, depth=level.depth)
     else:
         result = searcher.search(board, nodes=nodes)

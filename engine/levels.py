@@ -7,11 +7,16 @@ never picked, so a weak level makes imprecise moves rather than hanging pieces a
 Whatever the level, a forced mate in three or fewer moves is always played: it is proven
 exactly before any weakening.
 
-The levels were calibrated with the classical evaluation (README, "Calibration"), and they
-play with it whatever evaluation the engine uses: a searcher with the network plays a level
-through a classical companion searcher of its own.  With the network, the same budgets play
-far stronger (Hard 1500 scored 67-74% against Stockfish 1500 instead of 35-65%), so the levels
-move to it only with a table calibrated for it.
+Each evaluation has a level table of its own, calibrated with it (README, "Calibration"): the
+network sees so much more in the same nodes that the classical budgets played far stronger with
+it (Hard 1500 scored 67-74% against Stockfish 1500 instead of 35-65%).  A level is taken from
+the table of the evaluation that will play it (level_for_elo's `network`).
+
+With the network a second, material-minded check guards the choice: the network's shallow
+scores can put a piece given for a pawn within a weak level's margin (it judges the position
+after the exchange rather than the exchange), so each candidate other than the best is also
+looked at for one ply by the classical evaluation, whose terms see pieces left en prise, and
+one that this look puts more than the margin below the candidates' best is not played.
 """
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ from typing import Callable, Dict, List, Optional
 
 from ..ext._core import MateSearch, StopToken
 
+from .accuracy import CP_SCALE, cp_scale
 from .board import Board
 from .puzzles import proven_mate_line
 from .search import SearchInfo, SearchResult, Searcher, mate_result
@@ -65,11 +71,14 @@ class Level:
                 f"candidates within {self.margin} cp, noise {self.temperature:.0f} cp")
 
 
-# The level at each anchor rating: (rating, nodes, depth, candidates, margin cp, noise cp).
-# In between, nodes are interpolated geometrically and the other columns linearly.  The
-# anchors from 1500 up were set by matches against Stockfish with UCI_LimitStrength at the same
-# UCI_Elo; below 1500, where Stockfish cannot be limited, by matches of each named level
-# against the one below it (README, "Calibration").
+# The level at each anchor rating: (rating, nodes, depth, candidates, margin cp, noise cp),
+# the centipawns in the evaluation's own units.  In between, nodes are interpolated
+# geometrically and the other columns linearly.  The anchors from 1500 up were set by matches
+# against Stockfish with UCI_LimitStrength at the same UCI_Elo; below 1500, where Stockfish
+# cannot be limited, by matches of each named level against the one below it (README,
+# "Calibration").
+#
+# With the classical evaluation:
 LEVEL_ANCHORS = [
     (600, 60, 1, 8, 200, 170.0),
     (900, 600, 2, 5, 130, 90.0),
@@ -79,13 +88,31 @@ LEVEL_ANCHORS = [
     (2100, 120000, 13, 2, 40, 15.0),
     (2400, 400000, 14, 2, 30, 8.0),
 ]
+# With the packaged network.  Its centipawns are larger for the same chances (accuracy's
+# fitted scales: 207.5 against 128.3 for a 50% chance to win), so the margins and the noise
+# are the classical ones times that ratio, 1.617 (the same risk in winning chances), except
+# Beginner's margin, narrowed from 323 so that Easy does not beat it by more than the ladder's
+# band.  The node budgets were calibrated anew: bench/level_budget.py against the classical
+# levels first, then the matches against Stockfish and the ladder (README, "Calibration").
+NETWORK_LEVEL_ANCHORS = [
+    (600, 60, 1, 8, 230, 274.9),
+    (900, 600, 2, 5, 210, 145.6),
+    (1200, 1300, 4, 4, 178, 121.3),
+    (1500, 2500, 5, 4, 146, 93.8),
+    (1800, 9000, 8, 3, 113, 66.8),
+    (2100, 40000, 13, 2, 65, 24.3),
+    (2400, 130000, 14, 2, 49, 12.9),
+]
 
 
-def level_for_elo(elo: int) -> Level:
-    """The level that aims at a rating (clamped to 600..2400).  Every parameter moves
-    monotonically with the rating: more nodes and depth, fewer candidates, less noise."""
+def level_for_elo(elo: int, network: bool = True) -> Level:
+    """The level that aims at a rating (clamped to 600..2400), for a search with the network
+    (the default evaluation) or, with network=False, with the classical evaluation.  Every
+    parameter moves monotonically with the rating: more nodes and depth, fewer candidates,
+    less noise."""
     elo = max(MIN_ELO, min(MAX_ELO, int(elo)))
-    for lower, upper in zip(LEVEL_ANCHORS, LEVEL_ANCHORS[1:]):
+    anchors = NETWORK_LEVEL_ANCHORS if network else LEVEL_ANCHORS
+    for lower, upper in zip(anchors, anchors[1:]):
         if lower[0] <= elo <= upper[0]:
             break
     e0, n0, d0, c0, m0, t0 = lower
@@ -99,12 +126,12 @@ def level_for_elo(elo: int) -> Level:
                  temperature=t0 + f * (t1 - t0))
 
 
-def level_for_skill(skill: int) -> Optional[Level]:
+def level_for_skill(skill: int, network: bool = True) -> Optional[Level]:
     """Skill Level 0..20 (20 = full strength, None) as an equivalent rating level."""
     skill = max(0, min(20, int(skill)))
     if skill >= 20:
         return None
-    return level_for_elo(MIN_ELO + skill * (MAX_ELO - MIN_ELO) // 20)
+    return level_for_elo(MIN_ELO + skill * (MAX_ELO - MIN_ELO) // 20, network)
 
 
 def _proven_mate(board: Board, solver: MateSearch,
@@ -123,7 +150,8 @@ def play_weakened(searcher: Searcher, board: Board, level: Level, *,
                   solver: Optional[MateSearch] = None,
                   stop: Optional[StopToken] = None,
                   on_candidates: Optional[Callable[[List[SearchInfo]], None]] = None) -> SearchResult:
-    """Choose a move at the given level.  The returned result's best_move is the move played;
+    """Choose a move at the given level (which should come from the table of the searcher's
+    evaluation: level_for_elo's `network`).  The returned result's best_move is the move played;
     its score and line are those of the chosen candidate, and on_info hears that line only
     (once, at the end), never the candidates the level did not play.  Everything it runs (the
     mate proof, the searches) obeys the one stop token.  on_candidates, if given, hears the
@@ -135,7 +163,7 @@ def play_weakened(searcher: Searcher, board: Board, level: Level, *,
         stop.tighten(None, hard_time)
     result = _proven_mate(board, solver, stop)
     if result is None:
-        result = _choose(_level_searcher(searcher), board, level, rng, stop, on_candidates)
+        result = _choose(searcher, board, level, rng, stop, on_candidates)
     if on_info is not None and result.lines:
         on_info(result.lines[0])
     return result
@@ -169,27 +197,37 @@ def _choose(searcher: Searcher, board: Board, level: Level, rng: random.Random,
                and (info.score_mate is None or info.score_mate > 0)]
     if not choices:
         return _single_line(result, best)     # every line is lost to a mate: the longest defence
+    choices = _materially_sound(searcher, board, choices, level.margin, stop)
     weights = [math.exp(-(best.score - info.score) / level.temperature) for info in choices]
     return _single_line(result, rng.choices(choices, weights=weights, k=1)[0])
 
 
-# The table size the levels were calibrated with (the default Hash).
-LEVEL_HASH_MB = 16
-# Each searcher that evaluates with a network gets one classical companion for the levels
-# (made on first use, gone with the searcher).
-_companions: "weakref.WeakKeyDictionary[Searcher, Searcher]" = weakref.WeakKeyDictionary()
+# Each searcher that evaluates with a network gets one small classical searcher for the
+# candidates' second look (made on first use, gone with the searcher).
+_classical_looks: "weakref.WeakKeyDictionary[Searcher, Searcher]" = weakref.WeakKeyDictionary()
 
 
-def _level_searcher(searcher: Searcher) -> Searcher:
-    """The searcher a level plays with: `searcher` itself when it evaluates classically, else
-    its classical companion (the levels are calibrated with the classical evaluation)."""
-    if searcher.network is None:
-        return searcher
-    companion = _companions.get(searcher)
-    if companion is None:
-        companion = _companions[searcher] = Searcher(min(searcher.hash_mb, LEVEL_HASH_MB),
-                                                     network=None)
-    return companion
+def _materially_sound(searcher: Searcher, board: Board, choices: List[SearchInfo], margin: int,
+                      stop: StopToken) -> List[SearchInfo]:
+    """The choices (best first) that a one-ply look with the classical evaluation keeps
+    within `margin` (the searcher's centipawns, put in the classical ones) of the best of
+    them; the first choice always stays.  With the classical evaluation in the search
+    already, the choices as they are."""
+    if searcher.network is None or len(choices) < 2:
+        return choices
+    look = _classical_looks.get(searcher)
+    if look is None:
+        look = _classical_looks[searcher] = Searcher(1, network=None)
+    moves = [info.pv[0] for info in choices]
+    first = look.search(board, depth=1, multipv=len(moves), searchmoves=moves, stop=stop,
+                        single_thread=True)
+    scores = {info.pv[0]: info.score for info in first.lines if info.pv}
+    if len(scores) < len(moves):
+        return choices                          # stopped before every move had its look
+    classical_margin = margin * cp_scale(searcher.network) / CP_SCALE
+    top = max(scores.values())
+    return choices[:1] + [info for info in choices[1:]
+                          if top - scores[info.pv[0]] <= classical_margin]
 
 
 def _single_line(result: SearchResult, chosen: SearchInfo) -> SearchResult:
@@ -201,12 +239,12 @@ def _single_line(result: SearchResult, chosen: SearchInfo) -> SearchResult:
 
 
 def level_for_options(limit_strength: bool = False, elo: int = 1500,
-                      skill_level: int = 20) -> Optional[Level]:
+                      skill_level: int = 20, network: bool = True) -> Optional[Level]:
     """The level that the UCI options ask for: UCI_LimitStrength with UCI_Elo, else Skill
-    Level below 20; None for full strength."""
+    Level below 20; None for full strength.  network: see level_for_elo."""
     if limit_strength:
-        return level_for_elo(elo)
-    return level_for_skill(skill_level)
+        return level_for_elo(elo, network)
+    return level_for_skill(skill_level, network)
 
 
 def play(searcher: Searcher, board: Board, *, limit_strength: bool = False, elo: int = 1500,
@@ -218,7 +256,7 @@ def play(searcher: Searcher, board: Board, *, limit_strength: bool = False, elo:
 
     search_args are Searcher.search's keywords (limits, multipv, callbacks).
     """
-    level = level_for_options(limit_strength, elo, skill_level)
+    level = level_for_options(limit_strength, elo, skill_level, searcher.network is not None)
     analysis = (search_args.get("infinite") or search_args.get("mate") is not None
                 or search_args.get("multipv", 1) != 1 or search_args.get("searchmoves"))
     if level is None or analysis:

@@ -271,7 +271,7 @@ def estimate_rating(board: Board, solution: Sequence[str], mate: bool,
                     pass
             found_at = MAX_RATING
             for elo in levels:
-                level = level_for_elo(elo)
+                level = level_for_elo(elo, searcher.network is not None)
                 searcher.clear()
                 result = searcher.search(walker, nodes=level.nodes, depth=level.depth)
                 if result.best_move in accepted:

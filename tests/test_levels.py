@@ -67,7 +67,7 @@ def test_weak_moves_are_legal_and_within_the_margin(network):
     board = Board()
     reference = chess.Board()
     for ply in range(24):
-        level = level_for_elo((MIN_ELO, 1200, 2100)[ply % 3])
+        level = level_for_elo((MIN_ELO, 1200, 2100)[ply % 3], network is not None)
         seen = []
         result = play_weakened(searcher, board, level, rng=rng, on_candidates=seen.extend)
         assert chess.Move.from_uci(result.best_move) in reference.legal_moves
@@ -101,12 +101,10 @@ def test_smallest_budget_still_weighs_several_candidates():
 @pytest.mark.parametrize("network", [None, PACKAGED], ids=["classical", "network"])
 def test_weak_level_does_not_give_away_a_piece_for_nothing(network):
     # Black to move; the knight on f6 is attacked by the pawn on e5 and must not be left there.
-    # (The network's one-ply scores put 2... Nc6 3. exf6 within the Beginner's margin: the
-    # levels play with their classical companion, which keeps it out.)
     fen = "rnbqkb1r/pppppppp/5n2/4P3/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2"
     searcher = Searcher(network=network)
     rng = random.Random(5)
-    level = level_for_elo(NAMED_LEVELS["Beginner"])
+    level = level_for_elo(NAMED_LEVELS["Beginner"], network is not None)
     for _ in range(12):
         move = play_weakened(searcher, Board(fen), level, rng=rng).best_move
         after = chess.Board(fen)
@@ -137,15 +135,18 @@ def test_a_movetime_caps_a_level_search():
     assert result.nodes < level.nodes
 
 
-def test_levels_play_with_the_classical_evaluation_they_were_calibrated_with():
-    """A searcher with the network plays a level as a classical searcher does: the same moves
-    from the same positions and random draws (node budgets, one thread: deterministic)."""
-    with_network, classical = Searcher(network=PACKAGED), Searcher(network=None)
-    assert with_network.network is not None
-    board = Board()
-    for ply in range(12):
-        level = level_for_elo((MIN_ELO, 1200, 1800)[ply % 3])
-        ours = play_weakened(with_network, board, level, rng=random.Random(ply))
-        theirs = play_weakened(classical, board, level, rng=random.Random(ply))
-        assert (ours.best_move, ours.score) == (theirs.best_move, theirs.score), ply
-        board.push_uci(ours.best_move)
+def test_each_evaluation_plays_the_levels_of_its_own_table():
+    """play() takes the level from the table of the searcher's evaluation: move for move the
+    same as play_weakened with that table's level (node budgets and one thread make it
+    deterministic), and the two tables differ."""
+    assert level_for_elo(1500, network=True) != level_for_elo(1500, network=False)
+    for network in (PACKAGED, None):
+        searcher, twin = Searcher(network=network), Searcher(network=network)
+        board = Board()
+        for ply in range(8):
+            elo = (MIN_ELO, 1200, 1800, 2100)[ply % 4]
+            ours = play(searcher, board, limit_strength=True, elo=elo, rng=random.Random(ply))
+            theirs = play_weakened(twin, board, level_for_elo(elo, network is not None),
+                                   rng=random.Random(ply))
+            assert (ours.best_move, ours.score) == (theirs.best_move, theirs.score), (network, ply)
+            board.push_uci(ours.best_move)
