@@ -15,14 +15,17 @@
 4. Precision (our blunders that the reference calls blunders) and recall (the reference's
    blunders that we call blunders), also for "mistake or worse".
 
-    python bench/analysis_quality.py --games /tmp/scacco-quality.pgn --count 10
+    python bench/analysis_quality.py --games /tmp/scacco-quality.pgn --count 10 --jobs 2
 
+--jobs N plays, analyses and evaluates N games at a time (the figures do not depend on it).
 Progress on stderr; the reference evaluations are cached in --games + ".stockfish-d20.jsonl"
 (or ".scacco-NODES-nnue.jsonl", "-classical" when the packaged network cannot be used), one
 line per game, so an interrupted run resumes.
 """
 import argparse
+import io
 import json
+import multiprocessing
 import random
 import sys
 import time
@@ -43,37 +46,48 @@ from tests.shared import shared_dir  # noqa: E402
 MAX_PLIES = 200
 
 
-def play_games(path: Path, count: int, elo: int, strong_nodes: int, first: int = 0) -> None:
-    """count games from the openings first, first + 1, ...: the weak level plays White in
-    the even ones; game i's level draws its noise from random.Random(i), so the games are
-    the same on every run.  Games already in the file are kept and the missing ones appended
-    (a file of 10 games grows to 20 with --count 20)."""
+def play_one(task):
+    """Game number `index` (see play_games) as PGN text."""
+    index, fen, elo, strong_nodes = task
+    weak_white = index % 2 == 0
+    board = Board(fen)
+    weak, strong = Searcher(16), Searcher(16)
+    rng = random.Random(index)
+    game = Game(headers={"Event": "analysis quality", "Round": str(index + 1),
+                         "White": f"Scacco {elo}" if weak_white else "Scacco",
+                         "Black": "Scacco" if weak_white else f"Scacco {elo}",
+                         "FEN": fen, "SetUp": "1"}, fen=fen)
+    while board.outcome(claim_draw=True) is None and board.ply < MAX_PLIES:
+        if (board.turn == weak_white):
+            move = play(weak, board, limit_strength=True, elo=elo, rng=rng).best_move
+        else:
+            move = strong.search(board, nodes=strong_nodes).best_move
+        game.moves.append(MoveNode(move, board.san(move)))
+        board.push_uci(move)
+    outcome = board.outcome(claim_draw=True)
+    game.result = outcome.result() if outcome else "*"
+    game.headers["Result"] = game.result
+    text = io.StringIO()
+    write_game(game, text)
+    return text.getvalue(), len(game.moves), game.result
+
+
+def play_games(path: Path, count: int, elo: int, strong_nodes: int, pool=None) -> None:
+    """count games from the openings 0, 1, ...: the weak level plays White in the even ones;
+    game i's level draws its noise from random.Random(i) and the strong side searches a node
+    budget, so the games are the same on every run and whatever the jobs.  Games already in
+    the file are kept and the missing ones appended (a file of 10 games grows to 20 with
+    --count 20), in order."""
     done = sum(1 for _ in read_games(str(path))) if path.exists() else 0
     with open(shared_dir() / "data" / "chessathome_openings.fen") as openings:
-        fens = [line.strip() for line in openings][first + done:first + count]
+        fens = [line.strip() for line in openings][done:count]
+    tasks = [(index, fen, elo, strong_nodes) for index, fen in enumerate(fens, done)]
+    results = pool.imap(play_one, tasks) if pool is not None else map(play_one, tasks)
     with open(path, "a") as handle:
-        for index, fen in enumerate(fens, first + done):
-            weak_white = index % 2 == 0
-            board = Board(fen)
-            weak, strong = Searcher(16), Searcher(16)
-            rng = random.Random(index)
-            game = Game(headers={"Event": "analysis quality", "Round": str(index + 1),
-                                 "White": f"Scacco {elo}" if weak_white else "Scacco",
-                                 "Black": "Scacco" if weak_white else f"Scacco {elo}",
-                                 "FEN": fen, "SetUp": "1"}, fen=fen)
-            while board.outcome(claim_draw=True) is None and board.ply < MAX_PLIES:
-                if (board.turn == weak_white):
-                    move = play(weak, board, limit_strength=True, elo=elo, rng=rng).best_move
-                else:
-                    move = strong.search(board, nodes=strong_nodes).best_move
-                game.moves.append(MoveNode(move, board.san(move)))
-                board.push_uci(move)
-            outcome = board.outcome(claim_draw=True)
-            game.result = outcome.result() if outcome else "*"
-            game.headers["Result"] = game.result
-            write_game(game, handle)
-            print(f"game {index + 1 - first}/{count}: {len(game.moves)} plies, {game.result}",
-                  file=sys.stderr, flush=True)
+        for (index, *_), (text, plies, result) in zip(tasks, results):
+            handle.write(text)
+            handle.flush()
+            print(f"game {index + 1}/{count}: {plies} plies, {result}", file=sys.stderr, flush=True)
 
 
 def stockfish_evals(game: Game, depth: int):
@@ -171,6 +185,17 @@ def disagreement(game: Game, ply: int, analysis, reference_evals, ours, referenc
             f"(drop {acc.winning_chance_drop(before, after, move.white):.2f})")
 
 
+def judge_game(task):
+    """Our analysis of one game and, unless cached, the reference's evaluations of it."""
+    number, game, args, cached = task
+    analysis = analyse_game(game, Budget(nodes=args.nodes, review=args.review), number=number)
+    evals = None
+    if not cached:
+        evals = (stockfish_evals(game, args.sf_depth) if args.reference == "stockfish"
+                 else scacco_evals(game, args.nodes * args.factor))
+    return analysis, evals
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", required=True, help="PGN file of the games (made if missing)")
@@ -183,9 +208,12 @@ def main() -> int:
     parser.add_argument("--reference", choices=["stockfish", "scacco"], default="stockfish")
     parser.add_argument("--sf-depth", type=int, default=20)
     parser.add_argument("--factor", type=int, default=20)
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="processes (games in parallel; the figures do not depend on it)")
     args = parser.parse_args()
     path = Path(args.games)
-    play_games(path, args.count, args.elo, args.strong_nodes)
+    pool = multiprocessing.Pool(args.jobs) if args.jobs > 1 else None
+    play_games(path, args.count, args.elo, args.strong_nodes, pool)
     network = default_network()          # what Searcher() evaluates with
     evaluation = "classical" if network is None else "nnue"
     reference_key = (f"stockfish-d{args.sf_depth}" if args.reference == "stockfish"
@@ -202,14 +230,14 @@ def main() -> int:
     near = [0, 0]     # our blunders the reference calls a mistake or worse, and the other way
     lines = []
     start = time.monotonic()
-    for number, game in enumerate(games, 1):
-        analysis = analyse_game(game, Budget(nodes=args.nodes, review=args.review), number=number)
+    tasks = [(number, game, args, game.headers.get("Round", str(number)) in cache)
+             for number, game in enumerate(games, 1)]
+    results = pool.imap(judge_game, tasks) if pool is not None else map(judge_game, tasks)
+    for (number, game, _, _), (analysis, evals) in zip(tasks, results):
         ours = {m.ply: m.judgement for m in analysis.moves if m.judgement}
         positions, reviewed = positions + analysis.positions, reviewed + analysis.reviewed
         key = game.headers.get("Round", str(number))
         if key not in cache:
-            evals = (stockfish_evals(game, args.sf_depth) if args.reference == "stockfish"
-                     else scacco_evals(game, args.nodes * args.factor))
             cache[key] = evals
             with open(cache_path, "a") as handle:
                 handle.write(json.dumps({"round": key, "evals": evals}) + "\n")
@@ -242,6 +270,8 @@ def main() -> int:
           f"blunders we call a mistake or worse: {near[1]}/{theirs}")
     print("blunders judged differently (evaluations White's view, drops in the mover's winning chances):")
     print("\n".join(lines) if lines else "  none")
+    if pool is not None:
+        pool.close()
     return 0
 
 
