@@ -25,7 +25,6 @@ line per game, so an interrupted run resumes.
 import argparse
 import io
 import json
-import multiprocessing
 import random
 import sys
 import time
@@ -37,6 +36,7 @@ from scacco.engine import accuracy as acc  # noqa: E402
 from scacco.engine.accuracy import Eval  # noqa: E402
 from scacco.engine.analysis import (DEFAULT_NODES, DEFAULT_REVIEW, Budget, analyse_game,  # noqa: E402
                                     evaluate_position, judge_move)
+from scacco.engine.batch import Failure, run_local  # noqa: E402
 from scacco.engine.board import Board  # noqa: E402
 from scacco.engine.levels import play  # noqa: E402
 from scacco.engine.pgn import Game, MoveNode, read_games, write_game  # noqa: E402
@@ -46,9 +46,8 @@ from tests.shared import shared_dir  # noqa: E402
 MAX_PLIES = 200
 
 
-def play_one(task):
-    """Game number `index` (see play_games) as PGN text."""
-    index, fen, elo, strong_nodes = task
+def play_one(index: int, fen: str, elo: int, strong_nodes: int):
+    """Game number `index` (see play_games) as (PGN text, plies, result)."""
     weak_white = index % 2 == 0
     board = Board(fen)
     weak, strong = Searcher(16), Searcher(16)
@@ -72,7 +71,7 @@ def play_one(task):
     return text.getvalue(), len(game.moves), game.result
 
 
-def play_games(path: Path, count: int, elo: int, strong_nodes: int, pool=None) -> None:
+def play_games(path: Path, count: int, elo: int, strong_nodes: int, jobs: int = 1) -> None:
     """count games from the openings 0, 1, ...: the weak level plays White in the even ones;
     game i's level draws its noise from random.Random(i) and the strong side searches a node
     budget, so the games are the same on every run and whatever the jobs.  Games already in
@@ -82,9 +81,9 @@ def play_games(path: Path, count: int, elo: int, strong_nodes: int, pool=None) -
     with open(shared_dir() / "data" / "chessathome_openings.fen") as openings:
         fens = [line.strip() for line in openings][done:count]
     tasks = [(index, fen, elo, strong_nodes) for index, fen in enumerate(fens, done)]
-    results = pool.imap(play_one, tasks) if pool is not None else map(play_one, tasks)
     with open(path, "a") as handle:
-        for (index, *_), (text, plies, result) in zip(tasks, results):
+        for (index, *_), played in zip(tasks, run_local(play_one, tasks, jobs)):
+            text, plies, result = unwrap(played)
             handle.write(text)
             handle.flush()
             print(f"game {index + 1}/{count}: {plies} plies, {result}", file=sys.stderr, flush=True)
@@ -185,9 +184,15 @@ def disagreement(game: Game, ply: int, analysis, reference_evals, ours, referenc
             f"(drop {acc.winning_chance_drop(before, after, move.white):.2f})")
 
 
-def judge_game(task):
+def unwrap(result):
+    """A run_local result, or the error it stands for raised again."""
+    if isinstance(result, Failure):
+        raise result.error
+    return result
+
+
+def judge_game(number: int, game: Game, args, cached: bool):
     """Our analysis of one game and, unless cached, the reference's evaluations of it."""
-    number, game, args, cached = task
     analysis = analyse_game(game, Budget(nodes=args.nodes, review=args.review), number=number)
     evals = None
     if not cached:
@@ -212,8 +217,7 @@ def main() -> int:
                         help="processes (games in parallel; the figures do not depend on it)")
     args = parser.parse_args()
     path = Path(args.games)
-    pool = multiprocessing.Pool(args.jobs) if args.jobs > 1 else None
-    play_games(path, args.count, args.elo, args.strong_nodes, pool)
+    play_games(path, args.count, args.elo, args.strong_nodes, args.jobs)
     network = default_network()          # what Searcher() evaluates with
     evaluation = "classical" if network is None else "nnue"
     reference_key = (f"stockfish-d{args.sf_depth}" if args.reference == "stockfish"
@@ -230,13 +234,13 @@ def main() -> int:
     near = [0, 0]     # our blunders the reference calls a mistake or worse, and the other way
     lines = []
     start = time.monotonic()
-    tasks = [(number, game, args, game.headers.get("Round", str(number)) in cache)
-             for number, game in enumerate(games, 1)]
-    results = pool.imap(judge_game, tasks) if pool is not None else map(judge_game, tasks)
-    for (number, game, _, _), (analysis, evals) in zip(tasks, results):
+    keys = [game.headers.get("Round", str(number)) for number, game in enumerate(games, 1)]
+    tasks = [(number, game, args, key in cache)
+             for number, (game, key) in enumerate(zip(games, keys), 1)]
+    for (number, game, _, _), key, judged in zip(tasks, keys, run_local(judge_game, tasks, args.jobs)):
+        analysis, evals = unwrap(judged)
         ours = {m.ply: m.judgement for m in analysis.moves if m.judgement}
         positions, reviewed = positions + analysis.positions, reviewed + analysis.reviewed
-        key = game.headers.get("Round", str(number))
         if key not in cache:
             cache[key] = evals
             with open(cache_path, "a") as handle:
@@ -270,8 +274,6 @@ def main() -> int:
           f"blunders we call a mistake or worse: {near[1]}/{theirs}")
     print("blunders judged differently (evaluations White's view, drops in the mover's winning chances):")
     print("\n".join(lines) if lines else "  none")
-    if pool is not None:
-        pool.close()
     return 0
 
 
