@@ -8,19 +8,26 @@
 2. Ours: every game analysed at the given budget (default: the analysis default).
 3. Reference: every position evaluated by Stockfish at --sf-depth (default 20, one thread),
    or with --reference scacco by Scacco at --factor (default 20) times our nodes (one table
-   through the game, as the analysis); the same lichess rules (engine/accuracy.py judge)
-   turn the reference evaluations into judgements.  Stockfish's centipawns are already on
-   the normalised scale; Scacco's are cached raw and scaled by the scale of the evaluation
-   that searched (engine.accuracy.cp_scale) when read.
+   through the game, as the analysis), or with --reference scacco-fresh the same with each
+   position searched on its own (table and histories cleared first); the same lichess rules
+   (engine/accuracy.py judge) turn the reference evaluations into judgements.  Stockfish's
+   centipawns are already on the normalised scale; Scacco's are cached raw and scaled by
+   the scale of the evaluation that searched (engine.accuracy.cp_scale) when read.
 4. Precision (our blunders that the reference calls blunders) and recall (the reference's
    blunders that we call blunders), also for "mistake or worse".
+5. With --against KIND, a second reference already cached for the games (run with
+   --reference KIND first): how far the two references agree with each other (the second's
+   blunders against the first's: how well the reference repeats itself, a ceiling for any
+   analysis cheaper than it), and our figures on the moves the two judge alike (blunder or
+   not), the others left out.
 
     python bench/analysis_quality.py --games /tmp/scacco-quality.pgn --count 10 --jobs 2
 
 --jobs N plays, analyses and evaluates N games at a time (the figures do not depend on it).
 Progress on stderr; the reference evaluations are cached in --games + ".stockfish-d20.jsonl"
-(or ".scacco-NODES-nnue.jsonl", "-classical" when the packaged network cannot be used), one
-line per game, so an interrupted run resumes.
+(or ".scacco-NODES-nnue.jsonl", ".scacco-NODES-nnue-fresh.jsonl" for scacco-fresh, "classical"
+for "nnue" when the packaged network cannot be used), one line per game, so an interrupted run
+resumes.
 """
 import argparse
 import io
@@ -118,14 +125,18 @@ def stockfish_evals(game: Game, depth: int):
         engine.quit()
 
 
-def scacco_evals(game: Game, nodes: int):
-    """Scacco's evaluation of every position as the analysis makes it (one table through the
-    game) at `nodes`, White's view; centipawns raw (not yet times the scale, see
-    normalised()), so the cache outlives a change of the scale."""
+def scacco_evals(game: Game, nodes: int, fresh: bool = False):
+    """Scacco's evaluation of every position at `nodes`, White's view: as the analysis makes
+    it (one table through the game), or with `fresh` each position on its own (the table and
+    histories cleared before it, so its evaluation depends on the position only); centipawns
+    raw (not yet times the scale, see normalised()), so the cache outlives a change of the
+    scale."""
     searcher = Searcher(64)
     board = game.board()
     out = []
     for index in range(len(game.moves) + 1):
+        if fresh:
+            searcher.clear()
         if not board.has_legal_moves():
             evaluation, best = evaluate_position(searcher, board, Budget(nodes=nodes))[:2]
             out.append(({k: v for k, v in evaluation.__dict__.items() if v is not None}, best))
@@ -197,8 +208,30 @@ def judge_game(number: int, game: Game, args, cached: bool):
     evals = None
     if not cached:
         evals = (stockfish_evals(game, args.sf_depth) if args.reference == "stockfish"
-                 else scacco_evals(game, args.nodes * args.factor))
+                 else scacco_evals(game, args.nodes * args.factor, args.reference == "scacco-fresh"))
     return analysis, evals
+
+
+def reference_key(kind: str, args, evaluation: str) -> str:
+    """The name of a reference's cache (the file's suffix)."""
+    if kind == "stockfish":
+        return f"stockfish-d{args.sf_depth}"
+    return (f"scacco-{args.nodes * args.factor}-{evaluation}"
+            + ("-fresh" if kind == "scacco-fresh" else ""))
+
+
+def load_cache(path: Path) -> dict:
+    """{round: evaluations} of a reference cache file (empty if there is none)."""
+    cache = {}
+    if path.exists():
+        for line in open(path):
+            record = json.loads(line)
+            cache[record["round"]] = record["evals"]
+    return cache
+
+
+def ratio(part: int, whole: int) -> str:
+    return f"{part / whole:.1%}" if whole else "n/a"
 
 
 def main() -> int:
@@ -210,7 +243,11 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=DEFAULT_NODES, help="our budget per position")
     parser.add_argument("--review", type=int, default=DEFAULT_REVIEW,
                         help="our second look's factor (1: none; see engine/analysis.py)")
-    parser.add_argument("--reference", choices=["stockfish", "scacco"], default="stockfish")
+    kinds = ["stockfish", "scacco", "scacco-fresh"]
+    parser.add_argument("--reference", choices=kinds, default="stockfish")
+    parser.add_argument("--against", choices=kinds,
+                        help="a second reference, already cached for these games: how far the two "
+                             "agree, and our figures on the moves they judge alike")
     parser.add_argument("--sf-depth", type=int, default=20)
     parser.add_argument("--factor", type=int, default=20)
     parser.add_argument("--jobs", type=int, default=1,
@@ -220,21 +257,28 @@ def main() -> int:
     play_games(path, args.count, args.elo, args.strong_nodes, args.jobs)
     network = default_network()          # what Searcher() evaluates with
     evaluation = "classical" if network is None else "nnue"
-    reference_key = (f"stockfish-d{args.sf_depth}" if args.reference == "stockfish"
-                     else f"scacco-{args.nodes * args.factor}-{evaluation}")
-    cache_path = Path(str(path) + f".{reference_key}.jsonl")
-    cache = {}
-    if cache_path.exists():
-        for line in open(cache_path):
-            record = json.loads(line)
-            cache[record["round"]] = record["evals"]
+    cache_path = Path(str(path) + f".{reference_key(args.reference, args, evaluation)}.jsonl")
+    cache = load_cache(cache_path)
     games = list(read_games(str(path)))[:args.count]
+    keys = [game.headers.get("Round", str(number)) for number, game in enumerate(games, 1)]
+    second = None
+    if args.against:
+        second_path = Path(str(path) + f".{reference_key(args.against, args, evaluation)}.jsonl")
+        second = load_cache(second_path)
+        missing = [key for key in keys if key not in second]
+        if missing:
+            print(f"--against {args.against}: {second_path} has no evaluations of games "
+                  f"{', '.join(missing[:10])}{' ...' if len(missing) > 10 else ''}; run with "
+                  f"--reference {args.against} first", file=sys.stderr)
+            return 2
     totals = {"blunder": [0, 0, 0], "mistake+": [0, 0, 0]}
+    repeat = [0, 0, 0]       # the second reference's blunders against the first's
+    ours_second = [0, 0, 0]  # ours against the second reference
+    consensus = [0, 0, 0]    # ours against the blunders both references agree on
     positions = reviewed = 0
     near = [0, 0]     # our blunders the reference calls a mistake or worse, and the other way
     lines = []
     start = time.monotonic()
-    keys = [game.headers.get("Round", str(number)) for number, game in enumerate(games, 1)]
     tasks = [(number, game, args, key in cache)
              for number, (game, key) in enumerate(zip(games, keys), 1)]
     for (number, game, _, _), key, judged in zip(tasks, keys, run_local(judge_game, tasks, args.jobs)):
@@ -252,6 +296,16 @@ def main() -> int:
             totals[name] = [t + c for t, c in zip(totals[name], counts)]
         near = [t + c for t, c in zip(near, scores(ours, reference, {acc.BLUNDER},
                                                    near={acc.BLUNDER, acc.MISTAKE}))]
+        if second is not None:
+            other = judgements(game, normalised(second[key], acc.cp_scale(network)))
+            repeat = [t + c for t, c in zip(repeat, scores(other, reference, {acc.BLUNDER}))]
+            ours_second = [t + c for t, c in zip(ours_second, scores(ours, other, {acc.BLUNDER}))]
+            # the moves the two references judge alike (blunder or not); the others are left out
+            alike = {ply for ply in range(len(game.moves))
+                     if (reference.get(ply) == acc.BLUNDER) == (other.get(ply) == acc.BLUNDER)}
+            counts = scores({k: v for k, v in ours.items() if k in alike},
+                            {k: v for k, v in reference.items() if k in alike}, {acc.BLUNDER})
+            consensus = [t + c for t, c in zip(consensus, counts)]
         missed = sorted(k for k, v in reference.items() if v == acc.BLUNDER and ours.get(k) != acc.BLUNDER)
         extra = sorted(k for k, v in ours.items() if v == acc.BLUNDER and reference.get(k) != acc.BLUNDER)
         print(f"game {number}/{len(games)}: {len(game.moves)} plies, blunders ours "
@@ -260,18 +314,27 @@ def main() -> int:
               f"extra plies {extra} ({time.monotonic() - start:.0f} s)", file=sys.stderr, flush=True)
         lines += [disagreement(game, ply, analysis, reference_evals, ours, reference)
                   for ply in sorted(set(missed) | set(extra))]
-    ref_name = (f"Stockfish depth {args.sf_depth}" if args.reference == "stockfish"
-                else f"Scacco {args.factor}x nodes")
+    names = {"stockfish": f"Stockfish depth {args.sf_depth}", "scacco": f"Scacco {args.factor}x nodes",
+             "scacco-fresh": f"Scacco {args.factor}x nodes, each position on a cleared table"}
     print(f"{len(games)} games, ours {Budget(nodes=args.nodes, review=args.review).describe()}, "
-          f"reference {ref_name}; {positions} positions, {reviewed} looked at again")
+          f"reference {names[args.reference]}; {positions} positions, {reviewed} looked at again")
     for name, (both, mine, theirs) in totals.items():
-        precision = both / mine if mine else float("nan")
-        recall = both / theirs if theirs else float("nan")
         print(f"{name:9} ours {mine:3}  reference {theirs:3}  agreed {both:3}  "
-              f"precision {precision:.1%}  recall {recall:.1%}")
+              f"precision {ratio(both, mine)}  recall {ratio(both, theirs)}")
     mine, theirs = totals["blunder"][1:]
     print(f"our blunders the reference calls a mistake or worse: {near[0]}/{mine}; the reference's "
           f"blunders we call a mistake or worse: {near[1]}/{theirs}")
+    if second is not None:
+        both, mine, theirs = ours_second
+        print(f"against {names[args.against]}: blunders ours {mine}, reference {theirs}, agreed "
+              f"{both}  precision {ratio(both, mine)}  recall {ratio(both, theirs)}")
+        both, mine, theirs = repeat
+        print(f"the reference against itself: {names[args.against]} calls {mine} moves blunders, "
+              f"{both} of the reference's {theirs} (precision {ratio(both, mine)}, recall "
+              f"{ratio(both, theirs)})")
+        both, mine, theirs = consensus
+        print(f"on the moves both references judge alike: ours {mine}, reference {theirs}, agreed "
+              f"{both}  precision {ratio(both, mine)}  recall {ratio(both, theirs)}")
     print("blunders judged differently (evaluations White's view, drops in the mover's winning chances):")
     print("\n".join(lines) if lines else "  none")
     return 0
