@@ -15,6 +15,7 @@ import chess.pgn
 import pytest
 
 from scacco.engine import accuracy as acc
+from scacco.engine import analysis as analysis_module
 from scacco.engine.analysis import (REVIEW_BORDER, Budget, analyse_game, analyse_pgn, annotated_pgn,
                                     game_report)
 from scacco.engine.batch import Failure, run_local
@@ -235,7 +236,9 @@ def test_third_look_at_16x_for_drops_near_the_blunder_line():
     assert analysis.moves[6].judgement == judgement_of(winning_chances(normal(100)))
 
 
-def test_the_looks_of_a_game_cost_at_most_its_first_pass():
+def test_the_looks_of_a_game_cost_at_most_their_share_of_its_first_pass(monkeypatch):
+    # the allowance is REVIEW_SHARE times the first pass; at one first pass, the numbers below
+    monkeypatch.setattr(analysis_module, "REVIEW_SHARE", 1.0)
     game, fens = long_game()
     # thirteen positions whose drops (into and out of them) lie in the band, each a little
     # farther from the lines than the one before: 0.451, 0.454, ... 0.487
@@ -256,7 +259,9 @@ def test_the_looks_of_a_game_cost_at_most_its_first_pass():
     assert analysis.reviewed == len(looked) == len(extra)
 
 
-def test_second_look_covers_moves_judged_by_the_mate_rules():
+def test_second_look_covers_moves_judged_by_the_mate_rules(monkeypatch):
+    # at an allowance of one first pass, this short game affords the second looks only
+    monkeypatch.setattr(analysis_module, "REVIEW_SHARE", 1.0)
     game = read(SHORT)
     board = chess.Board()
     fens = [board.fen()]
