@@ -17,8 +17,8 @@
    blunders that we call blunders), also for "mistake or worse".
 5. With --against KIND, a second reference already cached for the games (run with
    --reference KIND first): how far the two references agree with each other (the second's
-   blunders against the first's: how well the reference repeats itself, a ceiling for any
-   analysis cheaper than it), and our figures on the moves the two judge alike (blunder or
+   blunders against the first's: how well the reference repeats itself, about the best an
+   analysis as deep as it can expect), and our figures on the moves the two judge alike (blunder or
    not), the others left out.
 
     python bench/analysis_quality.py --games /tmp/scacco-quality.pgn --count 10 --jobs 2
@@ -231,6 +231,7 @@ def load_cache(path: Path) -> dict:
 
 
 def ratio(part: int, whole: int) -> str:
+    """part / whole as a percentage, "n/a" when whole is 0 (no blunders to agree on)."""
     return f"{part / whole:.1%}" if whole else "n/a"
 
 
