@@ -199,7 +199,7 @@ def find_command(args) -> int:
 
 
 def build_command(args) -> int:
-    from scacco.engine.puzzles_command import CSV_COLUMNS
+    from scacco.uci.cli.puzzles import CSV_COLUMNS
     from scacco.engine.themes import tag_puzzle
 
     seen = set()

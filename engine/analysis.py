@@ -30,13 +30,15 @@ deterministic as the first pass.
 `analyse_pgn(text, budget, number)` is the same on one game's PGN text: a plain function of
 (PGN text, budget), which local worker processes and Ray tasks both call (engine/batch.py).
 The formatting of the results (the text report, the annotated PGN, the JSON) is here too;
-the command line (`scacco analyse`, engine/analyse_command.py) only composes them.
+the command line (`scacco analyse`, uci/cli/analyse.py) only composes them.
 """
 from __future__ import annotations
 
+import dataclasses
 import io
+import typing
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import accuracy as acc
 from .accuracy import Eval
@@ -177,6 +179,30 @@ class GameAnalysis:
     def to_dict(self) -> Dict[str, Any]:
         """Plain data for JSON (evaluations as {"cp": .., "mate": .., "winner": ..})."""
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "GameAnalysis":
+        """The analysis back from to_dict's plain data (a resumed run's finished games)."""
+        return _from_plain(cls, data)
+
+
+def _from_plain(kind: Any, data: Any) -> Any:
+    """A value of the type `kind` (a dataclass, a list or Optional of one, or plain data)
+    rebuilt from asdict's output."""
+    origin = typing.get_origin(kind)
+    if origin is Union:
+        if data is None:
+            return None
+        kind = next(arg for arg in typing.get_args(kind) if arg is not type(None))
+        origin = typing.get_origin(kind)
+    if origin in (list, List):
+        (element,) = typing.get_args(kind)
+        return [_from_plain(element, value) for value in data]
+    if dataclasses.is_dataclass(kind):
+        hints = typing.get_type_hints(kind)
+        return kind(**{f.name: _from_plain(hints[f.name], data[f.name])
+                       for f in dataclasses.fields(kind) if f.name in data})
+    return data
 
 
 def evaluate_position(searcher: Searcher, board: Board, budget: Budget,

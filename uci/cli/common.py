@@ -1,0 +1,130 @@
+"""What the subcommands share: the exit statuses, one argument parser with the common checks
+(bounded numbers, FENs, input files, worker counts, the Ray extra, the hash size), so that each
+check and its message exist once.
+
+Every check fails through ArgumentParser.error: the message on stderr after the usage line,
+exit status 2, and nothing done.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import stat
+import sys
+from typing import Optional
+
+__all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "Parser", "MAX_NODES",
+           "MAX_SEARCH_DEPTH", "MAX_MOVETIME_MS", "MAX_JOBS", "warn"]
+
+EXIT_OK = 0            # everything done
+EXIT_FAILED = 1        # the run ended, but some items (games) could not be done
+EXIT_USAGE = 2         # bad arguments or input: nothing done
+
+# Upper bounds of the search budgets on the command line: beyond them a run would not end in
+# any useful time (a position searched for hours), so they are refused rather than run.
+MAX_NODES = 10 ** 10
+MAX_SEARCH_DEPTH = 64
+MAX_MOVETIME_MS = 3_600_000
+# Worker processes at most, even when asked to run more than the cores.
+MAX_JOBS = 256
+
+
+def warn(prog: str, text: str) -> None:
+    print(f"{prog}: {text}", file=sys.stderr, flush=True)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the checks the subcommands share."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._bounds = []              # (dest, name, low, high) checked after parsing
+
+    def bounded(self, *flags: str, low: int, high: int, **kwargs) -> None:
+        """An integer argument that must lie in low..high (None, when optional and not
+        given, is not checked)."""
+        group = kwargs.pop("group", None)
+        action = (group or self).add_argument(*flags, type=int, **kwargs)
+        self._bounds.append((action.dest, action.option_strings[0] if action.option_strings
+                             else action.dest, low, high))
+
+    def parse_args(self, *args, **kwargs):
+        parsed = super().parse_args(*args, **kwargs)
+        for dest, name, low, high in self._bounds:
+            value = getattr(parsed, dest)
+            if value is None:
+                continue
+            if value < low:
+                self.error(f"{name} must be at least {low}")
+            if value > high:
+                self.error(f"{name} must be at most {high}")
+        return parsed
+
+    def add_jobs(self) -> None:
+        self.bounded("--jobs", low=1, high=MAX_JOBS, default=None, metavar="N",
+                          help="worker processes (default: every core; more than the cores "
+                               "only with --over-cores)")
+        self.add_argument("--over-cores", action="store_true",
+                          help="let --jobs start more workers than there are cores")
+
+    def jobs(self, args) -> int:
+        """--jobs, or every core; a count above the cores is cut to them with a warning
+        unless --over-cores asks for it."""
+        from ...engine.batch import default_jobs
+        cores = default_jobs()
+        if args.jobs is None:
+            return cores
+        if args.jobs > cores and not args.over_cores:
+            warn(self.prog, f"--jobs {args.jobs} is more than this machine's {cores} cores: "
+                            f"using {cores} (add --over-cores to run {args.jobs})")
+            return cores
+        return args.jobs
+
+    def add_ray(self, what: str) -> None:
+        self.add_argument("--ray", metavar="ADDRESS",
+                          help=f"{what} on the Ray cluster at ADDRESS (needs the ray extra)")
+
+    def check_ray(self, address: Optional[str]) -> None:
+        if address is None:
+            return
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            self.error("--ray needs Ray: pip install 'scacco[ray]'")
+
+    def board(self, fen: str, chess960: bool = False):
+        """The engine Board of a FEN given on the command line."""
+        from ...engine.board import Board
+        try:
+            return Board(fen, chess960=chess960)
+        except ValueError as error:
+            self.error(f"bad FEN: {error}")
+
+    def input_file(self, path: str) -> str:
+        """A file to read: it must exist and be a regular file (not a folder, a FIFO or a
+        device, which would fail late or never end)."""
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            self.error(f"no such file: {path}")
+        except OSError as error:
+            self.error(f"cannot read {path}: {error.strerror}")
+        if stat.S_ISDIR(info.st_mode):
+            self.error(f"{path} is a directory, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            self.error(f"{path} is not a regular file")
+        if not os.access(path, os.R_OK):
+            self.error(f"cannot read {path}: permission denied")
+        return path
+
+    def hash_mb(self, mb: int) -> int:
+        """A table size that fits: at most MAX_HASH_MB and half the machine's memory (the
+        rule of the UCI option Hash)."""
+        from ..loop import _physical_memory_mb
+        from ..options import MAX_HASH_MB
+        if not 1 <= mb <= MAX_HASH_MB:
+            self.error(f"--hash must be in 1..{MAX_HASH_MB}")
+        memory = _physical_memory_mb()
+        if memory is not None and mb > memory // 2:
+            self.error(f"--hash {mb} MB is more than half of this machine's {memory} MB")
+        return mb
