@@ -319,3 +319,25 @@ def test_a_closed_pipe_ends_quietly(games):
     process.stdout.close()                           # as `| head -0` does
     _, err = process.communicate(timeout=120)
     assert b"Traceback" not in err and b"BrokenPipe" not in err
+
+
+def test_a_disk_that_fills_up_leaves_the_earlier_output_as_it_was(games, tmp_path, capsys,
+                                                                  monkeypatch):
+    from scacco.uci.cli import files
+    real = files.OutputFile.write
+    written = []
+
+    def fills_up(self, text):
+        written.append(text)
+        if len(written) > 1:
+            raise OSError(28, "No space left on device")
+        real(self, text)
+
+    monkeypatch.setattr(files.OutputFile, "write", fills_up)
+    out = tmp_path / "out.pgn"
+    out.write_text("earlier\n")
+    assert main(["analyse", str(games), "--nodes", "500", "--jobs", "1", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "No space left on device" in err and "unchanged" in err
+    assert out.read_text() == "earlier\n"
+    assert not (tmp_path / ".out.pgn.scacco-part").exists()

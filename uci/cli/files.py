@@ -205,19 +205,29 @@ class Journal:
     def start(self, records: Sequence[Dict[str, Any]] = ()) -> None:
         """A new journal holding the header and the records kept from before."""
         folder = os.path.dirname(self.path)
-        descriptor, temporary = tempfile.mkstemp(prefix=".scacco-journal.", dir=folder)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            for record in (self.header, *records):
-                handle.write(json.dumps(record, separators=(",", ":")) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, self.path)
-        self.handle = open(self.path, "a", encoding="utf-8")
+        try:
+            descriptor, temporary = tempfile.mkstemp(prefix=".scacco-journal.", dir=folder)
+            try:
+                with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                    for record in (self.header, *records):
+                        handle.write(json.dumps(record, separators=(",", ":")) + "\n")
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(temporary, self.path)
+            except OSError:
+                os.remove(temporary)
+                raise
+            self.handle = open(self.path, "a", encoding="utf-8")
+        except OSError as error:
+            raise OutputError(f"cannot write the journal {self.path}: {error.strerror}") from None
 
     def add(self, record: Dict[str, Any]) -> None:
-        self.handle.write(json.dumps(record, separators=(",", ":")) + "\n")
-        self.handle.flush()
-        os.fsync(self.handle.fileno())
+        try:
+            self.handle.write(json.dumps(record, separators=(",", ":")) + "\n")
+            self.handle.flush()
+            os.fsync(self.handle.fileno())
+        except OSError as error:
+            raise OutputError(f"cannot write the journal {self.path}: {error.strerror}") from None
 
     def close(self, finished: bool) -> None:
         """Closes the journal; a finished run's journal is removed."""

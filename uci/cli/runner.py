@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from .common import EXIT_FAILED
-from .files import Journal
+from .files import Journal, OutputError
 
 __all__ = ["Sink", "RunEnd", "Interrupted", "run_games", "count_games", "interruptible", "held",
            "interrupted_status", "report_stop"]
@@ -226,6 +226,8 @@ def run_games(path: str, function: Callable[..., Any], item: Callable[[int, str]
         unreadable_before(None)
     except Interrupted as signal_seen:
         end.interrupted = signal_seen
+    except (OutputError, OSError):
+        raise                        # an output cannot be written: the command discards them
     except Exception as error:  # a fault of the driver itself: stop as if interrupted
         end.error = f"unexpected {type(error).__name__}: {error}"
     return end
