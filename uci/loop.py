@@ -14,6 +14,11 @@ Threads and who owns what:
   `stop` or `ponderhit` can be lost: nothing ever clears a token.  A search job prints
   exactly one `bestmove`; in ponder and infinite mode it holds it until `stop`/`ponderhit`.
 * Both threads write through `Output`, which flushes every line under one lock.
+* The end of input is `quit` after the commands before it: what is queued is done and
+  answered (isready, bench, perft, a search with a limit of its own runs to it), a search
+  that ends only at `stop` (infinite, ponder, a go without limits) is stopped at once with its
+  bestmove, then the engine exits.  `echo "position ...\ngo depth 12" | scacco` gives the
+  depth-12 answer.
 
 A command that would disturb a running search (`go`, `ucinewgame`, `bench`, Hash, Clear Hash)
 is queued behind it when that search has been told to stop, or is a perft or bench that ends
@@ -132,6 +137,7 @@ class Job:
         self.stop_requested = False
         self.pondering = False
         self.infinite = False
+        self.bounded = False              # a search with a depth, nodes, mate or time limit
         self.ponder_limits = None         # (soft, hard) to apply at ponderhit
         self.ponderhit_at: Optional[float] = None
         self.cpu_at_ponderhit = 0.0
@@ -144,6 +150,13 @@ class Job:
             self.stop_requested = True
         self.token.stop()
         self.released.set()
+
+    def ends_on_its_own(self) -> bool:
+        """Work that ends without a `stop`: anything but a search that is infinite, pondering
+        or without a limit."""
+        with self.lock:
+            return self.kind != "search" or (self.bounded and not self.infinite
+                                             and not self.pondering)
 
     def is_running_search(self) -> bool:
         """A search that has not answered and was not told to stop: while one is out, what
@@ -744,6 +757,8 @@ class Session:
         limits = None if go.infinite else self._time_limits(go, board, len(root))
         job = Job("search", hold=go.ponder or go.infinite)
         job.pondering, job.infinite = go.ponder, go.infinite
+        job.bounded = not go.infinite and (limits is not None or go.depth is not None
+                                           or go.nodes is not None or go.mate is not None)
         if go.ponder:
             job.ponder_limits = limits
         elif limits is not None:
@@ -834,6 +849,20 @@ class Session:
 
     # -- shutdown ----------------------------------------------------------------------
 
+    def finish(self) -> None:
+        """End of input: `quit` after what came before.  What ends on its own is done and
+        answered (queued isready, bench, perft, a search with a depth, nodes, mate or time
+        limit, which runs to it); a search that only a stop would end (infinite, ponder, a
+        go without limits) is stopped now and gives its bestmove.  Returns when the worker
+        is idle, or as soon as the output is gone (the GUI left: nobody reads the answers).
+        The input thread may wait here: there is no input left to read."""
+        for job in self._worker.unfinished():
+            if not job.ends_on_its_own():
+                job.stop()
+        while not self._worker.wait_idle(0.1):
+            if self.out.broken:
+                return
+
     def shutdown(self) -> bool:
         """Stop the running job, drop the queued ones; True if the worker finished within the
         grace period."""
@@ -855,6 +884,8 @@ def run(stdin=None, stdout=None) -> int:
                 continue
             if not session.handle(line) or out.broken:
                 break
+        else:
+            session.finish()      # the end of input: quit once what came before is answered
     except KeyboardInterrupt:
         pass
     if not session.shutdown():
