@@ -252,6 +252,13 @@ class BlockingRead:
         return self.network
 
 
+class NetworkSearcher(SlowStartSearcher):
+    """A stand-in searcher that takes the network it is given."""
+
+    def set_network(self, network):
+        self.network = network
+
+
 def handled_within(session, line, timeout=10.0) -> bool:
     """Does session.handle(line) return within the timeout (on a thread, which may hang)?"""
     thread = threading.Thread(target=session.handle, args=(line,), daemon=True)
@@ -268,7 +275,7 @@ def test_a_network_file_is_read_off_the_input_thread(monkeypatch, command):
     from scacco.engine import nnue
     read = BlockingRead()
     monkeypatch.setattr(nnue, "read_network", read)
-    session, stream = make_session(SlowStartSearcher())
+    session, stream = make_session(NetworkSearcher())
     try:
         if command.endswith("Use NNUE value true"):
             assert handled_within(session, "setoption name Use NNUE value false")
@@ -285,14 +292,15 @@ def test_a_network_file_is_read_off_the_input_thread(monkeypatch, command):
     if "EvalFile" in command:
         assert session.options["EvalFile"] == "slow.nnue"
     assert session.options["Use NNUE"] is True
-    assert session.active_network() is read.network
+    assert session.active_network() is read.network and session._searcher.network is read.network
+    assert not [line for line in stream.lines if "internal error" in line]
 
 
 def test_quit_leaves_while_a_network_file_read_hangs(monkeypatch):
     from scacco.engine import nnue
     read = BlockingRead()
     monkeypatch.setattr(nnue, "read_network", read)
-    session, stream = make_session(SlowStartSearcher())
+    session, stream = make_session(NetworkSearcher())
     try:
         assert handled_within(session, "setoption name EvalFile value slow.nnue")
         assert read.entered.wait(10)
