@@ -24,11 +24,14 @@ File layout (little-endian), a 32-byte header and the payload::
              output weights int16 [2][H] (side to move's half first), output bias int32
 
 A file that is short, long, of another version or shape, or whose checksum does not match is
-refused with a NetworkError that says which; nothing is loaded then.
+refused with a NetworkError that says which; nothing is loaded then.  Before a file is read it
+must be a regular file (a FIFO would wait for a writer, a device such as /dev/zero never ends)
+of at most MAX_NETWORK_BYTES, the size of the largest network the header can describe.
 """
 from __future__ import annotations
 
 import os
+import stat
 import struct
 import zlib
 from pathlib import Path
@@ -36,10 +39,10 @@ from typing import Dict, List, Tuple
 
 from ..ext._core import NnueNetwork
 
-__all__ = ["NetworkError", "read_network", "parse_network", "network_bytes", "write_network",
+__all__ = ["NetworkError", "read_network", "read_network_bytes", "parse_network", "network_bytes", "write_network",
            "quantise", "dequantise", "float_outputs", "network_search_path", "float_output", "board_features", "default_network_path",
            "packaged_network", "fit_output_scale",
-           "INPUTS", "QA", "QB", "SCALE", "MAGIC", "HEADER_BYTES"]
+           "INPUTS", "QA", "QB", "SCALE", "MAGIC", "HEADER_BYTES", "MAX_NETWORK_BYTES"]
 
 MAGIC = b"SCACCONN"
 VERSION = 1
@@ -92,6 +95,10 @@ def _payload_bytes(hidden: int) -> int:
     return 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4
 
 
+# The largest valid network file (MAX_HIDDEN hidden units): nothing longer is ever read.
+MAX_NETWORK_BYTES = HEADER_BYTES + _payload_bytes(MAX_HIDDEN)
+
+
 def parse_network(data: bytes, name: str = "network") -> NnueNetwork:
     """The network in `data` (a whole file).  :raises NetworkError: naming what is wrong."""
     if len(data) < HEADER_BYTES:
@@ -132,15 +139,67 @@ def parse_network(data: bytes, name: str = "network") -> NnueNetwork:
         raise NetworkError(f"{name}: {error}") from None
 
 
-def read_network(path) -> NnueNetwork:
-    """The network in the file at `path`.  :raises NetworkError: when it cannot be read or
-    is not a valid network file."""
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def _check_network_file(path, info: os.stat_result) -> None:
+    """Refuse what is not a regular file of at most MAX_NETWORK_BYTES (before reading it)."""
+    if not stat.S_ISREG(info.st_mode):
+        raise NetworkError(f"{path} is {_file_kind(info.st_mode)}: a network file must be a "
+                           f"regular file")
+    if info.st_size > MAX_NETWORK_BYTES:
+        raise NetworkError(f"{path}: {info.st_size} bytes is larger than any network file "
+                           f"(at most {MAX_NETWORK_BYTES})")
+
+
+def read_network_bytes(path) -> bytes:
+    """The bytes of the network file at `path`, checked before anything is read: a regular
+    file (a FIFO, a device or a directory is refused, never opened for a blocking read) of at
+    most MAX_NETWORK_BYTES, and no more than that many bytes are read even if it grows.  What
+    the bytes hold is parse_network's to check.
+
+    :raises NetworkError: when it is not such a file or cannot be read."""
+    def unreadable(error: OSError) -> NetworkError:
+        return NetworkError(f"cannot read the network file {path}: {error.strerror or error}")
+
     try:
-        data = Path(path).read_bytes()
+        _check_network_file(path, os.stat(path))
+        # Non-blocking: should a FIFO take the file's place after the check, opening it does
+        # not wait for a writer, and the check of what was opened refuses it.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as error:
-        raise NetworkError(f"cannot read the network file {path}: "
-                           f"{error.strerror or error}") from None
-    return parse_network(data, str(path))
+        raise unreadable(error) from None
+    try:
+        _check_network_file(path, os.fstat(fd))
+        chunks, remaining = [], MAX_NETWORK_BYTES + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+    except OSError as error:
+        raise unreadable(error) from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > MAX_NETWORK_BYTES:
+        raise NetworkError(f"{path}: larger than any network file (at most {MAX_NETWORK_BYTES} "
+                           f"bytes)")
+    return data
+
+
+def read_network(path) -> NnueNetwork:
+    """The network in the file at `path` (read as read_network_bytes does).
+
+    :raises NetworkError: when it cannot be read or is not a valid network file."""
+    return parse_network(read_network_bytes(path), str(path))
 
 
 def network_bytes(hidden: int, feature_weights: bytes, feature_bias: bytes,

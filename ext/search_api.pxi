@@ -26,6 +26,39 @@ cdef void free_search_data(SearchData* sd) noexcept:
         position_free(&sd.pos)
         free(sd)
 
+# The plies before the root that a search can read: a repetition is sought no further back
+# than the last capture, pawn move or null move (rule50, plies_from_null), and not at all in a
+# position the fifty-move rule has drawn (is_draw in search.pxi: rule50 >= 100 is a draw
+# before any repetition scan).  The older history cannot change a search.
+cdef enum:
+    SEARCH_HISTORY_LIMIT = 100
+
+# Copy src into dst (both initialised) with only the history a search can read (see
+# SEARCH_HISTORY_LIMIT): a game of any length costs each search thread a few KB, not a copy of
+# every state (and of an accumulator per state with the network).
+cdef int copy_search_position(Position* dst, Position* src) except -1:
+    cdef StateInfo* states = dst.states
+    cdef int capacity = dst.capacity
+    cdef void* pawn_cache = dst.pawn_cache
+    cdef void* nnue = dst.nnue
+    cdef int back = <int>(src.st - src.states)
+    if src.st.rule50 < back:
+        back = src.st.rule50
+    if src.st.plies_from_null < back:
+        back = src.st.plies_from_null
+    if SEARCH_HISTORY_LIMIT < back:
+        back = SEARCH_HISTORY_LIMIT
+    memcpy(dst, src, sizeof(Position))
+    dst.states = states
+    dst.capacity = capacity
+    dst.pawn_cache = pawn_cache
+    dst.nnue = nnue
+    dst.st = states
+    ensure_capacity(dst, back + 1 + MAX_PLY + 8)
+    memcpy(dst.states, src.st - back, (back + 1) * sizeof(StateInfo))
+    dst.st = dst.states + back
+    return 0
+
 
 cdef class SearchCore:
     """One searcher's C state: table, histories, pawn cache, root moves, and the helper
@@ -299,8 +332,18 @@ cdef class SearchCore:
         return tt_hashfull(self.sd.tt)
 
     def set_position(self, CoreBoard board):
-        """Search from a copy of board (with its game history, for repetitions)."""
-        position_copy(&self.sd.pos, &board.pos)
+        """Search from a copy of board, with the part of its game history that can still
+        count for a repetition (see copy_search_position); the helpers copy this one."""
+        copy_search_position(&self.sd.pos, &board.pos)
+
+    def history_plies(self):
+        """[plies of game history before the root] of each thread's position, the main
+        thread's first: what set_position (and start_helpers, for the helpers) kept.  Not
+        during a search."""
+        out = [<int>(self.sd.pos.st - self.sd.pos.states)]
+        for i in range(self.helper_count):
+            out.append(<int>(self.helpers[i].pos.st - self.helpers[i].pos.states))
+        return out
 
     def setup_root(self, allowed=None):
         """Collect the root moves (only those in `allowed`, codes, when given), ordered by the

@@ -405,6 +405,21 @@ def test_long_lines_and_bad_bytes(engine):
     assert fen_of(engine) == board.fen()
 
 
+def test_a_long_history_on_threads_is_answered(engine):
+    # 20,000 plies without a capture or pawn move, searched on four threads: each thread
+    # holds the plies that can still repeat, not a copy of the whole game.
+    moves = ["g1f3", "g8f6", "f3g1", "f6g8"] * 5000 + ["e2e4"]
+    engine.send("setoption name Threads value 4")
+    engine.send("position startpos moves " + " ".join(moves))
+    lines = engine.bestmove("go depth 5", timeout=60)
+    board = chess.Board()
+    for move in moves:
+        board.push_uci(move)
+    assert legal_in(board, bestmove_of(lines))
+    assert any(line.startswith("info depth 5 ") for line in lines), lines[-5:]
+    assert not [line for line in lines if "search failed" in line]
+
+
 def test_playing_levels_are_reached_through_the_options(engine):
     fen = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
     for options in (["UCI_LimitStrength value true", "UCI_Elo value 600"],

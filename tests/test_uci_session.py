@@ -1,6 +1,7 @@
 """The UCI session in-process, with stand-in searchers that misbehave on purpose: a search
 that raises, answers an illegal move, or is slow to start while a stop arrives.  The loop
 must still print exactly one legal bestmove."""
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -233,3 +234,104 @@ def test_an_unusable_default_network_is_said_once_and_the_search_goes_on(tmp_pat
     assert session.options["Use NNUE"] is False and session.active_network() is None
     moves = [line.split()[1] for line in stream.lines if line.startswith("bestmove")]
     assert len(moves) == 2 and all(chess.Move.from_uci(m) in chess.Board().legal_moves for m in moves)
+
+
+class BlockingRead:
+    """Stands in for engine.nnue.read_network: each read waits until released (a disk that
+    hangs), then gives the packaged network."""
+
+    def __init__(self):
+        from scacco.engine import nnue
+        self.network = nnue.read_network(nnue.default_network_path())
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def __call__(self, path):
+        self.entered.set()
+        assert self.release.wait(60)
+        return self.network
+
+
+class NetworkSearcher(SlowStartSearcher):
+    """A stand-in searcher that takes the network it is given."""
+
+    def set_network(self, network):
+        self.network = network
+
+
+def handled_within(session, line, timeout=10.0) -> bool:
+    """Does session.handle(line) return within the timeout (on a thread, which may hang)?"""
+    thread = threading.Thread(target=session.handle, args=(line,), daemon=True)
+    thread.start()
+    thread.join(timeout)
+    return not thread.is_alive()
+
+
+@pytest.mark.parametrize("command", ["setoption name EvalFile value slow.nnue",
+                                     "setoption name Use NNUE value true"])
+def test_a_network_file_is_read_off_the_input_thread(monkeypatch, command):
+    """A read that hangs keeps neither setoption nor isready waiting; the option takes its
+    value once the read is done."""
+    from scacco.engine import nnue
+    read = BlockingRead()
+    monkeypatch.setattr(nnue, "read_network", read)
+    session, stream = make_session(NetworkSearcher())
+    try:
+        if command.endswith("Use NNUE value true"):
+            assert handled_within(session, "setoption name Use NNUE value false")
+            assert session.wait_idle(10) and session.options["Use NNUE"] is False
+        assert handled_within(session, command)
+        assert read.entered.wait(10)
+        assert handled_within(session, "isready")
+        assert stream.wait_for("readyok", timeout=30)
+        assert session.options["EvalFile"] == nnue.DEFAULT_NETWORK      # not yet read
+        assert session.options["Use NNUE"] is (not command.endswith("true"))
+    finally:
+        read.release.set()
+    assert session.wait_idle(30)
+    if "EvalFile" in command:
+        assert session.options["EvalFile"] == "slow.nnue"
+    assert session.options["Use NNUE"] is True
+    assert session.active_network() is read.network and session._searcher.network is read.network
+    assert not [line for line in stream.lines if "internal error" in line]
+
+
+def test_quit_leaves_while_a_network_file_read_hangs(monkeypatch):
+    from scacco.engine import nnue
+    read = BlockingRead()
+    monkeypatch.setattr(nnue, "read_network", read)
+    session, stream = make_session(NetworkSearcher())
+    try:
+        assert handled_within(session, "setoption name EvalFile value slow.nnue")
+        assert read.entered.wait(10)
+        assert handled_within(session, "quit")
+        done = threading.Event()
+        threading.Thread(target=lambda: (session.shutdown(), done.set()), daemon=True).start()
+        assert done.wait(30)         # the grace period, then run() leaves without the worker
+    finally:
+        read.release.set()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX's")
+def test_a_refused_network_file_is_said_before_readyok_and_changes_nothing(tmp_path):
+    from scacco.engine import nnue
+    stream = Lines()
+    session = Session(Output(stream))
+    good = nnue.default_network_path()
+    session.handle(f"setoption name EvalFile value {good}")
+    assert session.wait_idle(30)
+    network = session.active_network()
+    assert network is not None and session.options["EvalFile"] == str(good)
+    fifo = tmp_path / "pipe.nnue"
+    os.mkfifo(fifo)
+    for bad, reason in ((tmp_path / "missing.nnue", "cannot read"), (fifo, "FIFO"),
+                        (tmp_path, "directory")):
+        stream.lines.clear()
+        session.handle(f"setoption name EvalFile value {bad}")
+        session.handle("isready")
+        stream.wait_for("readyok", timeout=30)
+        said = [line for line in stream.lines if line.startswith("info string")]
+        assert stream.lines[-1] == "readyok" and len(said) == 1, stream.lines
+        assert reason in said[0] and said[0].endswith("; EvalFile unchanged"), said
+        assert session.wait_idle(30)
+        assert session.options["EvalFile"] == str(good) and session.active_network() is network

@@ -7,11 +7,18 @@ Threads and who owns what:
   the running job's StopToken, and `quit` leaves within milliseconds whatever runs.
 * The worker runs queued tasks one after the other: searches, `go perft`, `bench`, and the
   commands that change what a search uses (`ucinewgame`, Hash, Clear Hash, loading the
-  searcher).  Only the worker touches the searcher, so nothing in it is ever shared.
+  searcher, reading a network file for EvalFile or Use NNUE).  Only the worker touches the
+  searcher and the networks, so nothing in them is ever shared, and no file is read on the
+  thread that reads commands (a slow disk cannot keep isready or quit waiting).
 * Every job gets its StopToken when the command arrives, before the worker starts it, so no
   `stop` or `ponderhit` can be lost: nothing ever clears a token.  A search job prints
   exactly one `bestmove`; in ponder and infinite mode it holds it until `stop`/`ponderhit`.
 * Both threads write through `Output`, which flushes every line under one lock.
+* The end of input is `quit` after the commands before it: what is queued is done and
+  answered (isready, bench, perft, a search with a limit of its own runs to it), a search
+  that ends only at `stop` (infinite, ponder, a go without limits) is stopped at once with its
+  bestmove, then the engine exits.  `echo "position ...\ngo depth 12" | scacco` gives the
+  depth-12 answer.
 
 A command that would disturb a running search (`go`, `ucinewgame`, `bench`, Hash, Clear Hash)
 is queued behind it when that search has been told to stop, or is a perft or bench that ends
@@ -44,7 +51,7 @@ from typing import Callable, List, Optional
 
 from . import __version__
 from ..engine.accuracy import cp_scale
-from .options import OptionTable, standard_options
+from .options import DEFERRED, OptionTable, standard_options
 from .protocol import (format_bestmove, format_info, parse_go, parse_int, parse_position,
                           parse_setoption, printable)
 
@@ -60,6 +67,9 @@ MAX_LINE_BYTES = 1 << 20
 QUIET_START_MS = 3000
 # `isready` waits at most this long for queued work before answering.
 READY_WAIT_S = 0.05
+# ...and this long when a network file is being read for an option: its verdict (an info
+# string when it is refused) comes before readyok unless the disk hangs.
+NETWORK_READY_WAIT_S = 3.0
 # How long `quit` waits for the worker to finish before leaving anyway.
 QUIT_GRACE_S = 2.0
 
@@ -114,7 +124,7 @@ class Job:
 
     def __init__(self, kind: str, hold: bool = False) -> None:
         from ..engine.search import StopToken
-        self.kind = kind                  # "search", "perft", "bench" or "task"
+        self.kind = kind                  # "search", "perft", "bench", "network" or "task"
         self.token = StopToken()          # created now: a stop can never come before it
         self.lock = threading.Lock()
         self.released = threading.Event()
@@ -127,6 +137,7 @@ class Job:
         self.stop_requested = False
         self.pondering = False
         self.infinite = False
+        self.bounded = False              # a search with a depth, nodes, mate or time limit
         self.ponder_limits = None         # (soft, hard) to apply at ponderhit
         self.ponderhit_at: Optional[float] = None
         self.cpu_at_ponderhit = 0.0
@@ -139,6 +150,13 @@ class Job:
             self.stop_requested = True
         self.token.stop()
         self.released.set()
+
+    def ends_on_its_own(self) -> bool:
+        """Work that ends without a `stop`: anything but a search that is infinite, pondering
+        or without a limit."""
+        with self.lock:
+            return self.kind != "search" or (self.bounded and not self.infinite
+                                             and not self.pondering)
 
     def is_running_search(self) -> bool:
         """A search that has not answered and was not told to stop: while one is out, what
@@ -222,10 +240,12 @@ class Session:
         self._board = None
         self._searcher = None             # created and used on the worker thread only
         self._searcher_error: Optional[str] = None
-        self._network = None              # the NnueNetwork of EvalFile, loaded on first use
-        self._network_name: Optional[str] = None
+        # (NnueNetwork, name) of EvalFile once loaded, (None, None) before: one value, so
+        # that `eval` on the input thread reads the two together.  Written by the worker only.
+        self._eval_file = (None, None)
         # The network the searcher is to use (None: classical), decided at the first need
         # (_UNDECIDED until then: Use NNUE is on by default and the file is read only then).
+        # Written by the worker only.
         self._active_network = _UNDECIDED
         self._worker = Worker()
         self._rng = random.Random()       # the playing levels' choices
@@ -310,8 +330,8 @@ class Session:
     def active_network(self):
         """The network searches evaluate with, None for the classical evaluation.  With Use
         NNUE on and no EvalFile set yet, the default file is read at the first call (made on
-        the input thread, by submit, before any job); one that cannot be used is said once,
-        and Use NNUE is turned off."""
+        the worker: when the searcher is made, a bench runs or `eval` needs it); one that
+        cannot be used is said once, and Use NNUE is turned off."""
         if self._active_network is _UNDECIDED:
             network = None
             if self.options["Use NNUE"]:
@@ -335,29 +355,54 @@ class Session:
 
     def _load_network(self, name: str):
         """Read the network of `name` and keep it as EvalFile's (the old one stays when this
-        raises ValueError)."""
+        raises ValueError).  Worker thread only."""
         network = self._read_network(name)
-        self._network, self._network_name = network, name
+        self._eval_file = (network, name)
         return network
 
-    def load_eval_file(self, name: str) -> None:
-        """Option hook: load the network of EvalFile now; a bad file raises ValueError and
-        the old network stays.  With Use NNUE on, the searcher switches before its next
-        search."""
-        network = self._load_network(name)
-        if self.options["Use NNUE"]:
-            self._switch_network(network)
+    def load_eval_file(self, name: str):
+        """Option hook: read the network of EvalFile on the worker; EvalFile takes the new
+        name only if the file can be used, else an info string says why and the old network
+        stays.  With Use NNUE on, the searcher switches before its next search."""
+        option = self.options.find("EvalFile")
 
-    def use_nnue(self, on: bool) -> None:
-        """Option hook: evaluate with the EvalFile network (loaded now if it was not yet), or
-        classically.  :raises ValueError: when the network cannot be loaded."""
-        if on and self._network is None:
-            self._load_network(self.options["EvalFile"])
-        self._switch_network(self._network if on else None)
+        def load() -> None:
+            try:
+                network = self._load_network(name)
+            except ValueError as error:
+                self.out.info(f"{error}; EvalFile unchanged")
+                return
+            self._store(option, name)
+            if self.options["Use NNUE"]:
+                self._switch_network(network)
+        self.submit(Job("network"), load)
+        return DEFERRED
+
+    def use_nnue(self, on: bool):
+        """Option hook: evaluate with the EvalFile network (read on the worker if it was not
+        yet), or classically; when the network cannot be read, an info string says why and
+        Use NNUE stays as it was."""
+        option = self.options.find("Use NNUE")
+
+        def switch() -> None:
+            network = None
+            if on:
+                network = self._eval_file[0]
+                if network is None:
+                    try:
+                        network = self._load_network(self.options["EvalFile"])
+                    except ValueError as error:
+                        self.out.info(f"{error}; Use NNUE unchanged")
+                        return
+            self._store(option, on)
+            self._switch_network(network)
+        self.submit(Job("network"), switch)
+        return DEFERRED
 
     def _switch_network(self, network) -> None:
+        """Worker: search with `network` (None: classical) from the next search on."""
         self._active_network = network
-        self.submit(Job("task"), lambda: self._apply_network(self._searcher, network))
+        self._apply_network(self._searcher, network)
 
     def _apply_network(self, searcher, network) -> None:
         if searcher is None:
@@ -439,11 +484,11 @@ class Session:
         return True
 
     def submit(self, job: Job, target: Callable[[], None]) -> None:
-        """Queue a job for the worker.  The evaluation is decided here, on the input thread,
-        before the first job: the worker then only reads it (the option hooks that change it
-        run on this thread too)."""
-        self.active_network()
+        """Queue a job for the worker."""
         self._worker.submit(job, target, self._job_failed)
+
+    def _network_work_queued(self) -> bool:
+        return any(job.kind == "network" for job in self._worker.unfinished())
 
     def _job_failed(self, job: Job, exc: Exception) -> None:
         traceback.print_exc(file=sys.stderr)
@@ -479,7 +524,8 @@ class Session:
         def answer() -> None:
             if once.acquire(blocking=False):
                 self.out.line("readyok")
-        timer = threading.Timer(READY_WAIT_S, answer)
+        wait = NETWORK_READY_WAIT_S if self._network_work_queued() else READY_WAIT_S
+        timer = threading.Timer(wait, answer)
         timer.daemon = True
         timer.start()
         self.submit(Job("task"), answer)
@@ -502,11 +548,15 @@ class Session:
         if not option.while_searching and not self.admit(f"setoption {option.name}"):
             return
         try:
-            if option.on_change is not None:
-                option.on_change(self, value)
+            deferred = option.on_change is not None and option.on_change(self, value) is DEFERRED
         except ValueError as error:
             self.out.info(f"{error}; {option.name} unchanged")
             return
+        if not deferred:
+            self._store(option, value)
+
+    def _store(self, option, value) -> None:
+        """Record an option's value once it has taken effect."""
         self.options.store(option, value)
         if self.debug:
             self.out.info(f"{option.name} set to {value}")
@@ -617,12 +667,25 @@ class Session:
             self.out.line(row.rstrip())
 
     def cmd_eval(self, args: List[str], line: str) -> None:
-        # Safe during a search: a board's evaluation shares nothing with a searcher's.
-        from ..engine.evaluation import eval_table, network_line
-        for row in eval_table(self.board).splitlines():
+        # Safe during a search: a board's evaluation shares nothing with a searcher's.  The
+        # network's line comes at once when the network is in memory and no queued work may
+        # change it; otherwise from the worker, in turn (no file is read on this thread).
+        from ..engine.evaluation import eval_table
+        board = self.board
+        for row in eval_table(board).splitlines():
             self.out.line(row)
+        if (self._eval_file[0] is not None and self._active_network is not _UNDECIDED
+                and not self._network_work_queued()):
+            self._network_line(board)
+        else:
+            board = board.copy()
+            self.submit(Job("task"), lambda: self._network_line(board))
+
+    def _network_line(self, board) -> None:
+        """The `eval` line of EvalFile's network (read first if not in memory: worker only)."""
+        from ..engine.evaluation import network_line
         active = self.active_network()
-        network, name = self._network, self._network_name
+        network, name = self._eval_file
         if network is None:
             name = self.options["EvalFile"]
             try:
@@ -630,8 +693,7 @@ class Session:
             except ValueError as error:
                 self.out.line(f" NNUE: no network ({error})")
                 return
-        self.out.line(network_line(self.board, network, name,
-                                   in_use=active is network))
+        self.out.line(network_line(board, network, name, in_use=active is network))
 
     # -- jobs --------------------------------------------------------------------------
 
@@ -695,6 +757,8 @@ class Session:
         limits = None if go.infinite else self._time_limits(go, board, len(root))
         job = Job("search", hold=go.ponder or go.infinite)
         job.pondering, job.infinite = go.ponder, go.infinite
+        job.bounded = not go.infinite and (limits is not None or go.depth is not None
+                                           or go.nodes is not None or go.mate is not None)
         if go.ponder:
             job.ponder_limits = limits
         elif limits is not None:
@@ -785,6 +849,20 @@ class Session:
 
     # -- shutdown ----------------------------------------------------------------------
 
+    def finish(self) -> None:
+        """End of input: `quit` after what came before.  What ends on its own is done and
+        answered (queued isready, bench, perft, a search with a depth, nodes, mate or time
+        limit, which runs to it); a search that only a stop would end (infinite, ponder, a
+        go without limits) is stopped now and gives its bestmove.  Returns when the worker
+        is idle, or as soon as the output is gone (the GUI left: nobody reads the answers).
+        The input thread may wait here: there is no input left to read."""
+        for job in self._worker.unfinished():
+            if not job.ends_on_its_own():
+                job.stop()
+        while not self._worker.wait_idle(0.1):
+            if self.out.broken:
+                return
+
     def shutdown(self) -> bool:
         """Stop the running job, drop the queued ones; True if the worker finished within the
         grace period."""
@@ -806,6 +884,8 @@ def run(stdin=None, stdout=None) -> int:
                 continue
             if not session.handle(line) or out.broken:
                 break
+        else:
+            session.finish()      # the end of input: quit once what came before is answered
     except KeyboardInterrupt:
         pass
     if not session.shutdown():

@@ -6,7 +6,9 @@ To add an option, append an `Option` to `standard_options()` (or `OptionTable.ad
   keywords and the level's); the value is passed with every `go`.
 * `on_change(session, value)` runs when the GUI sets the option (resize the hash, clear it,
   switch a playing level on the searcher); it may raise ValueError to refuse the value, which
-  then stays as it was.
+  then stays as it was.  It may instead return DEFERRED: the change is queued (a network
+  file is read on the worker, not on the thread that reads commands), and the hook stores
+  the value itself once the change is made, or says why not and leaves the old one.
 * `while_searching=False` when setting the option would touch the running search (Hash,
   Clear Hash): the loop then waits for a search that is already stopping, or refuses.
 * `play(table, value)` may return a *play function* that replaces `Searcher.search` for the
@@ -26,9 +28,11 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from .protocol import parse_int, printable
 
-__all__ = ["Option", "OptionTable", "standard_options", "normalize_name"]
+__all__ = ["Option", "OptionTable", "standard_options", "normalize_name", "DEFERRED"]
 
 KINDS = ("check", "spin", "combo", "button", "string")
+# What an on_change hook returns when it stores the value itself, later (see above).
+DEFERRED = object()
 
 
 def normalize_name(name: str) -> str:
@@ -191,8 +195,10 @@ def standard_options() -> List[Option]:
         Option("EvalFile", "string", DEFAULT_EVAL_FILE, while_searching=False,
                on_change=lambda session, path: session.load_eval_file(path),
                doc="The network file of the neural evaluation; a bare file name not found "
-                   "in the working folder is looked up among the networks in the package. A "
-                   "file that is not a valid network is refused and the old one stays."),
+                   "in the working folder is looked up among the networks in the package. It "
+                   "is read on the worker (isready waits for it); a file that is not a valid "
+                   "network, or not a regular file of a network's size, is refused and the "
+                   "old one stays."),
         Option("Use NNUE", "check", True, while_searching=False,
                on_change=lambda session, on: session.use_nnue(on),
                doc="Evaluate with the network of EvalFile instead of the classical "
