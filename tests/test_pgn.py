@@ -16,7 +16,8 @@ import chess
 import chess.pgn
 import pytest
 
-from scacco.engine.pgn import (NAG_GLYPHS, SEVEN_TAG_ROSTER, Game, HeadersBuilder, MainLineBuilder,
+from scacco.engine.pgn import (MAX_GAME_ERRORS, NAG_GLYPHS, SEVEN_TAG_ROSTER, Game, HeadersBuilder,
+                        MainLineBuilder,
                         MoveNode, PgnError, PgnReader, PgnWriter, read_game, read_games,
                         read_headers, skip_game, write_game)
 from tests.conftest import shared_data_dir, shared_file
@@ -799,8 +800,10 @@ def test_pathological_inputs():
     game = read_game(io.StringIO(cases["huge tag line"]))
     assert "Event" not in game.headers and "tag" in str(game.errors[0])
     assert game.mainline_san() == ["e4"]
+    # 100,000 stray brackets: the first MAX_GAME_ERRORS errors, then how many more there were
     game = read_game(io.StringIO(cases["closing brackets"]))
-    assert len(game.errors) == 100 and game.mainline_san() == ["e4"]
+    assert len(game.errors) == MAX_GAME_ERRORS + 1 and game.mainline_san() == ["e4"]
+    assert str(game.errors[-1]) == f"game 1: ... and {100000 - MAX_GAME_ERRORS} more errors in this game, not listed"
 
 
 def test_memory_stays_flat_over_a_long_file(tmp_path):
