@@ -323,11 +323,15 @@ def judge_move(before: Eval, after: Eval, white: bool, played: str,
 
 
 def _line_san(board: Board, line: Iterable[str]) -> List[str]:
-    walker = board.copy()
+    """The line (UCI) from board's position in SAN; board is left as it was."""
     out = []
-    for uci in line:
-        out.append(walker.san(uci))
-        walker.push_uci(uci)
+    try:
+        for uci in line:
+            out.append(board.san(uci))
+            board.push_uci(uci)
+    finally:
+        for _ in out:
+            board.pop()
     return out
 
 
@@ -469,13 +473,15 @@ def analyse_game(game: Game, budget: Budget = Budget(), *, number: int = 1,
     moves: List[MoveAnalysis] = []
     passes = set()
     win_percents = [acc.eval_win_percent(evaluations[0][0])]
+    walker = game.board()               # for SAN only, which needs no history
     for index, node in enumerate(game.moves):
         before, best_uci, line, position = evaluations[index]
         after = evaluations[index + 1][0]
         white = position.turn
         win_before, win_after = acc.eval_win_percent(before), acc.eval_win_percent(after)
         win_percents.append(win_after)
-        line_san = _line_san(position.board(), line)
+        line_san = _line_san(walker, line)
+        walker.push_move(node.uci)
         passed = node.uci == NULL_MOVE
         if passed:
             passes.add(index)

@@ -15,6 +15,16 @@ mark, CRLF, blank lines between tags, `[SetUp]`/`[FEN]` starting positions, Ches
 UCI moves, null moves.  A bad game never stops the reader: an illegal or unreadable move is
 recorded in the game's errors (game number, move number, text), the moves before it are kept
 and the rest of the game is skipped (the rest of the variation, when it is in a variation).
+A game lists at most MAX_GAME_ERRORS errors and then how many more there were; a comment
+longer than COMMENT_LIMIT is cut, with a note in it, and is no error.
+
+Files (`open_pgn`, `read_games` on a path): only a regular file is opened (a directory, a
+named pipe or a device is refused with PgnFileError, an OSError, before anything is read, so
+a FIFO never blocks); UTF-8, UTF-16 and UTF-32 with a byte order mark, UTF-8 without, UTF-16
+without one when its zero bytes show it; a file that is not valid UTF-8 (Latin-1, Windows-1252,
+or such games appended to a UTF-8 file) is read with each byte that is not UTF-8 taken as
+Windows-1252, never replaced by U+FFFD, and the file's `warning` says so (for the command
+to show once).
 
 Where a game ends: at a blank line once the movetext has begun (a blank line after nothing
 but comments does not end it), at a tag-pair line (a new game without a blank line before it;
