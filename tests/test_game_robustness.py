@@ -64,6 +64,12 @@ def test_a_null_move_is_analysed_as_a_pass(spelling):
     assert analysis.white.acpl == round(sum(white_losses) / 4)
     # the outputs stay valid: JSON, the text report, the annotated PGN (python-chess reads the
     # pass back as its null move)
+    # the positions kept for the second looks are those python-chess reaches through the pass
+    reference = chess.Board()
+    for position, move in zip(game_positions(read(PASS_GAME.format(spelling))), moves + [None]):
+        assert position.board().fen() == reference.fen()
+        if move is not None:
+            reference.push(chess.Move.from_uci(move.uci))
     data = json.loads(json.dumps(analysis.to_dict()))
     assert data["moves"][4]["accuracy"] is None and data["moves"][4]["san"] == "--"
     assert "Game 3" in game_report(analysis)
@@ -146,6 +152,14 @@ def test_chess960_games_through_the_finder_the_themes_and_the_analysis():
                 board.push_uci(uci)
             assert tag_puzzle(puzzle.fen, puzzle.moves, chess960=True) == \
                 tag_puzzle(puzzle.fen, puzzle.moves)
+        # every position as the analysis keeps it (a FEN and a few moves) is python-chess's
+        game = read(text)
+        reference = chess.pgn.read_game(io.StringIO(text)).board()
+        for position, node in zip(game_positions(game), game.moves + [None]):
+            again = chess.Board(position.board().fen(), chess960=True)
+            assert again._transposition_key() == reference._transposition_key()
+            if node is not None:
+                reference.push_uci(node.uci)
         if number % 4 == 0:
             analysis = analyse_pgn(text, Budget(nodes=300, review=2), number)
             assert analysis.chess960
