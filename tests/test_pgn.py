@@ -804,7 +804,8 @@ def test_pathological_inputs():
     # 100,000 stray brackets: the first MAX_GAME_ERRORS errors, then how many more there were
     game = read_game(io.StringIO(cases["closing brackets"]))
     assert len(game.errors) == MAX_GAME_ERRORS + 1 and game.mainline_san() == ["e4"]
-    assert str(game.errors[-1]) == f"game 1: ... and {100000 - MAX_GAME_ERRORS} more errors in this game, not listed"
+    assert str(game.errors[-1]) == (f"game 1: ... and {100000 - MAX_GAME_ERRORS} more errors "
+                                    f"in this game, not listed")
 
 
 def test_memory_stays_flat_over_a_long_file(tmp_path):
@@ -885,7 +886,8 @@ def test_error_lists_are_capped_with_a_count_of_the_rest():
     text = "[bad\n" * 15 + "\n1. e4 " + ") " * 15 + "*\n"
     game = read_game(io.StringIO(text))
     assert len(game.errors) == MAX_GAME_ERRORS + 1
-    assert str(game.errors[-1]) == f"game 1: ... and {30 - MAX_GAME_ERRORS} more errors in this game, not listed"
+    assert str(game.errors[-1]) == (f"game 1: ... and {30 - MAX_GAME_ERRORS} more errors "
+                                    f"in this game, not listed")
     # at most MAX_GAME_ERRORS errors: no count
     game = read_game(io.StringIO("1. e4 " + ") " * MAX_GAME_ERRORS + "*\n"))
     assert len(game.errors) == MAX_GAME_ERRORS and "more error" not in str(game.errors[-1])
