@@ -2,12 +2,13 @@
 
     python bench/pgn_speed.py [--repeat N] [--games N] [--python-chess]
 
-Reads (1) the shared exports in shared/data/pgn, concatenated N times into one file, and
-(2) a file of generated games (seeded random legal moves, with comments, NAGs and
-variations, written by our PgnWriter), each in four ways: full games (GameBuilder), the
-main line only (a visitor that skips variations and keeps UCI moves), tags only
-(read_headers) and skip_game.  With --python-chess, python-chess's reader runs on the same
-files for comparison.  Figures are printed, never asserted against a time.
+Reads (1) the shared exports in shared/data/pgn, concatenated N times into one file, (2) a
+file of generated games (seeded random legal moves, with comments, NAGs and variations,
+written by our PgnWriter), and (3) one game with --comments comments after one move, each
+opened by open_pgn (its encoding scan timed on its own) and read in four ways: full games
+(GameBuilder), the main line only (a visitor that skips variations and keeps UCI moves),
+tags only (read_headers) and skip_game.  With --python-chess, python-chess's reader runs on
+the same files for comparison.  Figures are printed, never asserted against a time.
 """
 import argparse
 import random
@@ -19,8 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scacco.engine.board import Board  # noqa: E402
-from scacco.engine.pgn import (Game, HeadersBuilder, MainLineBuilder, MoveNode, PgnReader,  # noqa: E402
-                        write_game)
+from scacco.engine.pgn import (Game, HeadersBuilder, MainLineBuilder, MoveNode,  # noqa: E402
+                               SkipVisitor, detect_encoding, open_pgn, write_game)
 from tests.shared import shared_dir  # noqa: E402
 
 
@@ -60,23 +61,30 @@ def measure(path, how):
     """(games, mainline moves, seconds) for reading the file in one of the four ways."""
     start = time.perf_counter()
     games = moves = 0
-    with open(path, encoding="utf-8-sig", errors="replace") as handle:
-        reader = PgnReader(handle)
+    with open_pgn(path) as pgn:
         if how == "full":
-            for game in reader.games():
+            for game in pgn.games():
                 games += 1
                 moves += len(game.moves)
         elif how == "mainline":
-            for line in reader.games(MainLineBuilder()):
+            for line in pgn.games(MainLineBuilder()):
                 games += 1
                 moves += len(line)
         elif how == "headers":
-            for _ in reader.games(HeadersBuilder()):
+            for _ in pgn.games(HeadersBuilder()):
                 games += 1
         else:
-            while reader.skip_game():
+            for _ in pgn.games(SkipVisitor()):
                 games += 1
     return games, moves, time.perf_counter() - start
+
+
+def measure_scan(path):
+    """Seconds of open_pgn's encoding scan alone (a whole pass over the bytes)."""
+    start = time.perf_counter()
+    with open(path, "rb") as raw:
+        detect_encoding(raw)
+    return time.perf_counter() - start
 
 
 def measure_python_chess(path):
@@ -91,7 +99,7 @@ def measure_python_chess(path):
 
 
 def report(label, games, moves, seconds):
-    line = f"  {label:<22} {games:7d} games {games / seconds:9.0f} games/s"
+    line = f"  {label:<22} {games:7d} games {seconds:8.3f} s {games / seconds:9.0f} games/s"
     if moves:
         line += f" {moves / seconds:10.0f} moves/s"
     print(line, flush=True)
@@ -103,6 +111,8 @@ def main():
                         help="copies of the shared exports in the first file (default 100)")
     parser.add_argument("--games", type=int, default=2000,
                         help="games in the generated file (default 2000)")
+    parser.add_argument("--comments", type=int, default=80000,
+                        help="comments after the one move of the third file (default 80000)")
     parser.add_argument("--python-chess", action="store_true",
                         help="also time python-chess's reader on the same files")
     args = parser.parse_args()
@@ -122,10 +132,13 @@ def main():
         print(f"writing {args.games} generated games...", file=sys.stderr, flush=True)
         write_generated(generated, args.games)
         files.append((f"generated ({args.games})", generated))
+        commented = Path(folder) / "comments.pgn"
+        commented.write_text("1. e4 " + "{a comment} " * args.comments + "e5 *\n", encoding="utf-8")
+        files.append((f"{args.comments} comments after one move", commented))
 
         for label, path in files:
             size = path.stat().st_size / 1e6
-            print(f"{label}: {size:.1f} MB")
+            print(f"{label}: {size:.1f} MB, encoding scan {measure_scan(path):.3f} s")
             for how in ("full", "mainline", "headers", "skip"):
                 report(how, *measure(path, how))
             if args.python_chess:

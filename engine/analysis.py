@@ -27,6 +27,20 @@ extra looks cost a few positions a game and bring the blunders closer to a much 
 search's (bench/analysis_quality.py, the README).  With a node or depth budget they are as
 deterministic as the first pass.
 
+A null move (a pass: `--` or `Z0` in PGN, "0000" in UCI), which some records use for a move
+left out, is analysed as such: the position after it is searched like any other, and the
+pass keeps its place in the moves (SAN `--`, its evaluations before and after, the engine's
+best move instead of it), but it is not a chess move and is not judged: no judgement, no
+accuracy and no centipawn loss (both None, null in the JSON), no second look, and it counts
+in neither side's game accuracy, average centipawn loss or counts.  The moves around it are
+judged as usual; the annotated PGN keeps `--`.
+
+Memory stays linear in a game's length: a position is kept (`GamePosition`) as a FEN and
+only the moves from the last capture, pawn move or pass on, at most HISTORY_PLIES of them --
+all the search can use of the history (its repetition checks look no further back, and it
+reads the last move for its move ordering) -- so the results are those of searching the
+position with its whole history.
+
 `analyse_pgn(text, budget, number)` is the same on one game's PGN text: a plain function of
 (PGN text, budget), which local worker processes and Ray tasks both call (engine/batch.py).
 The formatting of the results (the text report, the annotated PGN, the JSON) is here too;
@@ -37,18 +51,21 @@ from __future__ import annotations
 import dataclasses
 import io
 import typing
+from collections import deque
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
+from typing import (AbstractSet, Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
+                    Tuple, Union)
 
 from . import accuracy as acc
 from .accuracy import Eval
-from .board import Board
+from .board import NULL_MOVE, Board
 from .pgn import Game, MoveNode, read_game
 from .search import Searcher
 
 __all__ = ["Budget", "MoveAnalysis", "SideReport", "GameAnalysis", "AnalysisError",
            "DEFAULT_NODES", "analyse_game", "analyse_pgn", "evaluate_position", "game_report",
-           "summary_report", "annotated_game", "annotated_pgn", "MAX_VARIATION_PLIES"]
+           "summary_report", "annotated_game", "annotated_pgn", "MAX_VARIATION_PLIES",
+           "GamePosition", "game_positions", "HISTORY_PLIES"]
 
 # The default budget per position: a 40-move game (81 positions, 12.2 M nodes) in about 7 s
 # on one unloaded core of the test machine, the extra looks at most as much again
@@ -70,6 +87,11 @@ DEFAULT_REVIEW = 4
 # A mistake's or blunder's variation in the annotated PGN shows this much of the best line.
 MAX_VARIATION_PLIES = 10
 JUDGEMENT_NAMES = {acc.INACCURACY: "Inaccuracy", acc.MISTAKE: "Mistake", acc.BLUNDER: "Blunder"}
+# The most history a position keeps: the search looks for repetitions only while the
+# fifty-move counter is below 100, the exact mate solver (fivefold repetition) below 150, and
+# never past the last capture, pawn move or null move; so moves further back than 150 plies
+# can never change a search's result.
+HISTORY_PLIES = 150
 
 
 class AnalysisError(ValueError):
@@ -122,8 +144,8 @@ class MoveAnalysis:
     best_line: List[str]     # the engine's line from the position before the move, SAN
     win_before: float
     win_after: float
-    accuracy: float
-    cp_loss: int
+    accuracy: Optional[float]   # None for a null move (a pass is not judged)
+    cp_loss: Optional[int]      # None for a null move
     judgement: Optional[str] = None        # "inaccuracy", "mistake", "blunder"
     mate_sequence: Optional[str] = None    # lichess's mate rule that judged it, if any
 
@@ -205,6 +227,73 @@ def _from_plain(kind: Any, data: Any) -> Any:
     return data
 
 
+@dataclass(frozen=True)
+class GamePosition:
+    """One position of a game's main line with the part of its history a search can use: the
+    FEN of an earlier position of the game (`base`) and the moves from there to this one
+    (`moves`: from the last capture, pawn move or null move on, at least the move that led
+    here, at most HISTORY_PLIES).
+    `line` is the whole main line, shared by the game's positions; this one is after
+    line[:ply]."""
+
+    base: str
+    line: Tuple[str, ...] = field(repr=False, compare=False)
+    start: int
+    ply: int
+    chess960: bool
+    turn: bool
+    fullmove_number: int
+
+    @property
+    def moves(self) -> Tuple[str, ...]:
+        return self.line[self.start:self.ply]
+
+    def board(self) -> Board:
+        """The position, with its history from `base` (the keys, clocks and repetitions of
+        the position reached through the whole game)."""
+        board = Board(self.base, chess960=self.chess960)
+        for uci in self.moves:
+            board.push_move(uci)
+        return board
+
+
+def _walk(game: Game, board: Board) -> Iterator[Tuple[Board, GamePosition]]:
+    """(a board at the position, the GamePosition) for each position of the main line from
+    board (the game's start), in order.  The board is the walker's own, valid until the next
+    step: its history is cut back to the window now and then, so it stays short too."""
+    line = tuple(node.uci for node in game.moves)
+    recent: deque = deque(maxlen=HISTORY_PLIES + 1)   # FENs of the latest positions
+    base, start = "", 0
+    for ply in range(len(line) + 1):
+        fen = board.fen()
+        recent.append(fen)
+        if ply == 0:
+            base, start = fen, 0
+        elif board.halfmove_clock == 0 or line[ply - 1] == NULL_MOVE:
+            # from the position before that move: the search also reads the move that led
+            # to its root (the countermove heuristic, no null-move pruning after a pass)
+            base, start = recent[-2], ply - 1
+        elif ply - start > HISTORY_PLIES:
+            base, start = recent[0], ply - HISTORY_PLIES
+        position = GamePosition(base, line, start, ply, game.chess960, bool(board.turn),
+                                board.fullmove_number)
+        yield board, position
+        if ply < len(line):
+            board.push_move(line[ply])
+            if board.ply > 2 * HISTORY_PLIES:
+                board = Board(base, chess960=game.chess960)
+                for uci in line[start:ply + 1]:
+                    board.push_move(uci)
+
+
+def game_positions(game: Game) -> List[GamePosition]:
+    """Every position of a game's main line (the start first), as the analysis keeps them.
+
+    :raises ValueError: if the starting position or a move is illegal.
+    """
+    return [position for _, position in _walk(game, game.board())]
+
+
 def evaluate_position(searcher: Searcher, board: Board, budget: Budget,
                       limits: Optional[Dict[str, int]] = None):
     """(Eval from White's view, best move UCI or None, line UCI, nodes) for one position
@@ -234,11 +323,15 @@ def judge_move(before: Eval, after: Eval, white: bool, played: str,
 
 
 def _line_san(board: Board, line: Iterable[str]) -> List[str]:
-    walker = board.copy()
+    """The line (UCI) from board's position in SAN; board is left as it was."""
     out = []
-    for uci in line:
-        out.append(walker.san(uci))
-        walker.push_uci(uci)
+    try:
+        for uci in line:
+            out.append(board.san(uci))
+            board.push_uci(uci)
+    finally:
+        for _ in out:
+            board.pop()
     return out
 
 
@@ -246,9 +339,43 @@ def _side_report(moves: List[MoveAnalysis], white: bool, accuracy: Optional[floa
     mine = [m for m in moves if m.white == white]
     count = lambda judgement: sum(1 for m in mine if m.judgement == judgement)  # noqa: E731
     return SideReport(accuracy=None if accuracy is None else round(accuracy, 1),
-                      acpl=acc.average_centipawn_loss(m.cp_loss for m in mine),
+                      acpl=acc.average_centipawn_loss(m.cp_loss for m in mine
+                                                      if m.cp_loss is not None),
                       inaccuracies=count(acc.INACCURACY), mistakes=count(acc.MISTAKE),
                       blunders=count(acc.BLUNDER))
+
+
+def _game_accuracy(win_percents: Sequence[float], white_first: bool,
+                   passes: AbstractSet[int]) -> Tuple[Optional[float], Optional[float]]:
+    """accuracy.game_accuracy with the moves whose indices are in passes left out (a null
+    move is no move to judge); the positions around them stay in the volatility windows.
+    The same steps as accuracy.game_accuracy, which the analysis calls for games without
+    null moves (tests check that the two agree)."""
+    moves = len(win_percents) - 1
+    if moves < 1:
+        return None, None
+    size = acc.accuracy_window(moves)
+    sliding = [win_percents[i:i + size] for i in range(0, len(win_percents) - size + 1)]
+    windows: List[Sequence[float]] = [win_percents[:size]] * (min(size, len(win_percents)) - 2)
+    windows += sliding
+    weights = [max(acc.WEIGHT_MIN, min(acc.WEIGHT_MAX, acc.standard_deviation(w)))
+               for w in windows]
+    per_side: dict = {True: [], False: []}
+    for i in range(moves):
+        if i in passes:
+            continue
+        white = (i % 2 == 0) == white_first
+        before, after = win_percents[i], win_percents[i + 1]
+        if not white:
+            before, after = 100.0 - before, 100.0 - after
+        per_side[white].append((acc.move_accuracy(before, after), weights[i]))
+
+    def side(pairs: List[Tuple[float, float]]) -> Optional[float]:
+        if not pairs:
+            return None
+        return (acc.weighted_mean(pairs) + acc.harmonic_mean([a for a, _ in pairs])) / 2
+
+    return side(per_side[True]), side(per_side[False])
 
 
 def _near_a_line(drop: float) -> float:
@@ -270,8 +397,8 @@ def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: li
         out = []
         for index, node in enumerate(game.moves):
             before, best, _, position = evaluations[index]
-            after, white = evaluations[index + 1][0], bool(position.turn)
-            if node.uci != best:
+            after, white = evaluations[index + 1][0], position.turn
+            if node.uci != best and node.uci != NULL_MOVE:
                 key = select(before, after, white)
                 if key is not None:
                     out.append((key, index))
@@ -287,7 +414,8 @@ def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: li
             allowance -= len(todo) * factor
             for at in todo:
                 position = evaluations[at][3]
-                evaluation, best, line, spent = evaluate_position(searcher, position, budget, limits)
+                evaluation, best, line, spent = evaluate_position(searcher, position.board(),
+                                                                  budget, limits)
                 evaluations[at] = (evaluation, best, line, position)
                 nodes += spent
                 looked[at] = factor
@@ -321,7 +449,7 @@ def analyse_game(game: Game, budget: Budget = Budget(), *, number: int = 1,
     :raises AnalysisError: if the game has reading errors or an illegal starting position.
     """
     if game.errors:
-        raise AnalysisError(f"game {number}: {game.errors[0]}")
+        raise AnalysisError(game.errors[0].at_game(number))
     try:
         board = game.board()
     except ValueError as error:
@@ -329,42 +457,52 @@ def analyse_game(game: Game, budget: Budget = Budget(), *, number: int = 1,
     if searcher is None:
         searcher = Searcher(budget.hash_mb)
     searcher.clear()
-    # one search per position: the evaluation after a move is the one before the next
+    # one search per position: the evaluation after a move is the one before the next; each
+    # position is kept with a bounded history (GamePosition), not as a board
     evaluations = []
     total_nodes = 0
-    for index in range(len(game.moves) + 1):
+    for board, position in _walk(game, board):
         evaluation, best, line, nodes = evaluate_position(searcher, board, budget)
         total_nodes += nodes
-        evaluations.append((evaluation, best, line, board.copy()))
+        evaluations.append((evaluation, best, line, position))
         if on_position is not None:
             on_position()
-        if index < len(game.moves):
-            board.push_uci(game.moves[index].uci)
     reviewed, review_nodes = _second_look(searcher, game, budget, evaluations)
     total_nodes += review_nodes
 
     moves: List[MoveAnalysis] = []
+    passes = set()
     win_percents = [acc.eval_win_percent(evaluations[0][0])]
+    walker = game.board()               # for SAN only, which needs no history
     for index, node in enumerate(game.moves):
         before, best_uci, line, position = evaluations[index]
         after = evaluations[index + 1][0]
-        white = bool(position.turn)
+        white = position.turn
         win_before, win_after = acc.eval_win_percent(before), acc.eval_win_percent(after)
         win_percents.append(win_after)
-        mine_before = win_before if white else 100.0 - win_before
-        mine_after = win_after if white else 100.0 - win_after
-        judgement, sequence = judge_move(before, after, white, node.uci, best_uci)
-        line_san = _line_san(position, line)
+        line_san = _line_san(walker, line)
+        walker.push_move(node.uci)
+        passed = node.uci == NULL_MOVE
+        if passed:
+            passes.add(index)
+            judgement, sequence, accuracy, cp_loss = None, None, None, None
+        else:
+            mine_before = win_before if white else 100.0 - win_before
+            mine_after = win_after if white else 100.0 - win_after
+            judgement, sequence = judge_move(before, after, white, node.uci, best_uci)
+            accuracy = round(acc.move_accuracy(mine_before, mine_after), 2)
+            cp_loss = acc.centipawn_loss(before, after, white)
         moves.append(MoveAnalysis(
             ply=index, move_number=position.fullmove_number, white=white, uci=node.uci,
             san=node.san, before=before, after=after, best_uci=best_uci,
             best_san=line_san[0] if line_san else None, best_line=line_san,
             win_before=round(win_before, 2), win_after=round(win_after, 2),
-            accuracy=round(acc.move_accuracy(mine_before, mine_after), 2),
-            cp_loss=acc.centipawn_loss(before, after, white), judgement=judgement,
-            mate_sequence=sequence))
-    first_white = bool(evaluations[0][3].turn)
-    white_accuracy, black_accuracy = acc.game_accuracy(win_percents, first_white)
+            accuracy=accuracy, cp_loss=cp_loss, judgement=judgement, mate_sequence=sequence))
+    first_white = evaluations[0][3].turn
+    if passes:
+        white_accuracy, black_accuracy = _game_accuracy(win_percents, first_white, passes)
+    else:
+        white_accuracy, black_accuracy = acc.game_accuracy(win_percents, first_white)
     return GameAnalysis(number=number, headers=dict(game.headers), fen=game.fen,
                         chess960=game.chess960, result=game.result, start=evaluations[0][0],
                         moves=moves, white=_side_report(moves, True, white_accuracy),
@@ -436,6 +574,7 @@ def annotated_game(analysis: GameAnalysis, annotator: str = "Scacco") -> Game:
     headers.setdefault("Annotator", annotator)
     game = Game(headers=headers, fen=analysis.fen, chess960=analysis.chess960,
                 result=analysis.result)
+    board = Board(analysis.fen, chess960=analysis.chess960)
     for move in analysis.moves:
         node = MoveNode(move.uci, move.san)
         words = [f"[%eval {move.after.pgn()}]"] if move.after.pgn() else []
@@ -443,16 +582,16 @@ def annotated_game(analysis: GameAnalysis, annotator: str = "Scacco") -> Game:
             node.nags.append(acc.NAGS[move.judgement])
             words.append(f"({move.before.short()} \u2192 {move.after.short()}) {move.advice()}")
             if move.judgement in (acc.MISTAKE, acc.BLUNDER) and move.best_line:
-                board = Board(analysis.fen, chess960=analysis.chess960)
-                for earlier in analysis.moves[:move.ply]:
-                    board.push_uci(earlier.uci)
                 variation = []
                 for san in move.best_line[:MAX_VARIATION_PLIES]:
                     uci = board.push_san(san)
                     variation.append(MoveNode(uci, san))
+                for _ in variation:
+                    board.pop()
                 node.variations.append(variation)
         node.comment = " ".join(words)
         game.moves.append(node)
+        board.push_move(move.uci)
     return game
 
 

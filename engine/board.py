@@ -14,7 +14,7 @@ from typing import Dict, List, Optional
 from ..ext._core import STARTING_FEN, CoreBoard
 
 __all__ = ["Board", "Outcome", "Termination", "STARTING_FEN", "MoveError", "InvalidMoveError",
-           "IllegalMoveError", "AmbiguousMoveError", "NULL_MOVE"]
+           "IllegalMoveError", "AmbiguousMoveError", "NULL_MOVE", "board_from_fen"]
 
 # The UCI spelling of a null move (a pass), as python-chess and the UCI protocol write it.
 NULL_MOVE = "0000"
@@ -333,3 +333,21 @@ class Board(CoreBoard):
         """
         for text in moves:
             self.push_uci(text)
+
+
+def board_from_fen(fen: str, chess960: Optional[bool] = None) -> Board:
+    """A Board from a FEN, standard or Chess960 as chess960 says; with None, standard chess
+    unless the castling rights fit only Chess960 (as the PGN reader takes a [FEN] tag without
+    a [Variant]), for a position whose origin is not known.
+
+    :raises ValueError: if the FEN is malformed or illegal (the standard reading's message).
+    """
+    if chess960 is not None:
+        return Board(fen, chess960=chess960)
+    try:
+        return Board(fen)
+    except ValueError as error:
+        try:
+            return Board(fen, chess960=True)
+        except ValueError:
+            raise error from None

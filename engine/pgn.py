@@ -15,6 +15,16 @@ mark, CRLF, blank lines between tags, `[SetUp]`/`[FEN]` starting positions, Ches
 UCI moves, null moves.  A bad game never stops the reader: an illegal or unreadable move is
 recorded in the game's errors (game number, move number, text), the moves before it are kept
 and the rest of the game is skipped (the rest of the variation, when it is in a variation).
+A game lists at most MAX_GAME_ERRORS errors and then how many more there were; a comment
+longer than COMMENT_LIMIT is cut, with a note in it, and is no error.
+
+Files (`open_pgn`, `read_games` on a path): only a regular file is opened (a directory, a
+named pipe or a device is refused with PgnFileError, an OSError, before anything is read, so
+a FIFO never blocks); UTF-8, UTF-16 and UTF-32 with a byte order mark, UTF-8 without, UTF-16
+without one when its zero bytes show it; a file that is not valid UTF-8 (Latin-1, Windows-1252,
+or such games appended to a UTF-8 file) is read with each byte that is not UTF-8 taken as
+Windows-1252, never replaced by U+FFFD, and the file's `warning` says so (for the command
+to show once).
 
 Where a game ends: at a blank line once the movetext has begun (a blank line after nothing
 but comments does not end it), at a tag-pair line (a new game without a blank line before it;
@@ -23,8 +33,11 @@ or at the end of the file.
 """
 from __future__ import annotations
 
+import codecs
+import io
 import os
 import re
+import stat
 import weakref
 from dataclasses import dataclass, field
 from typing import (IO, Any, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar,
@@ -36,7 +49,8 @@ __all__ = [
     "Game", "MoveNode", "PgnError", "Visitor", "GameBuilder", "HeadersBuilder", "MainLineBuilder",
     "SkipVisitor",
     "PgnWriter", "PgnReader", "SKIP", "read_game", "read_headers", "skip_game", "read_games",
-    "write_game", "NAG_GLYPHS", "SEVEN_TAG_ROSTER",
+    "write_game", "NAG_GLYPHS", "SEVEN_TAG_ROSTER", "PgnFile", "PgnFileError", "open_pgn",
+    "detect_encoding", "COMMENT_LIMIT", "MAX_GAME_ERRORS",
 ]
 
 ResultT = TypeVar("ResultT")
@@ -60,14 +74,18 @@ CHESS960_VARIANTS = frozenset({"chess960", "960", "fischerandom", "fischerrandom
                                "fischerrandomchess", "frc"})
 STANDARD_VARIANTS = frozenset({"", "standard", "fromposition", "normal", "chess", "regular"})
 
-# Limits that keep one bad file from taking all memory: a line is read in pieces of at most
-# LINE_LIMIT characters (cut at whitespace), a comment keeps at most COMMENT_LIMIT
-# characters, variations nest at most MAX_VARIATION_DEPTH deep (deeper ones are skipped), and
-# a game reports at most MAX_GAME_ERRORS errors from its moves.
+# Limits that keep one bad file from taking all memory or flooding a terminal: a line is read
+# in pieces of at most LINE_LIMIT characters (cut at whitespace); a comment (all the comments
+# at one place of a game together) keeps at most COMMENT_LIMIT characters, a longer one is cut
+# to fit, ending with a note of how much was left out (not an error: the game is sound, and
+# its text read again keeps the same comment); variations nest at most MAX_VARIATION_DEPTH
+# deep (deeper ones are skipped); a game lists its first MAX_GAME_ERRORS errors, then one
+# more saying how many were left out.
 LINE_LIMIT = 1 << 16
 COMMENT_LIMIT = 1 << 20
+COMMENT_NOTE_ROOM = 64          # room kept for the note of a cut comment
 MAX_VARIATION_DEPTH = 100
-MAX_GAME_ERRORS = 100
+MAX_GAME_ERRORS = 20
 
 # A tag pair, strictly (several may share a line), and loosely (one per line, the value up to
 # the last quote, for values with unescaped quotes inside).
@@ -93,11 +111,17 @@ class PgnError(ValueError):
 
     def __init__(self, message: str, game_number: int, move_number: Optional[str] = None,
                  text: Optional[str] = None) -> None:
-        where = f"game {game_number}" + (f", move {move_number}" if move_number else "")
-        super().__init__(f"{where}: {message}")
+        self.reason = message
         self.game_number = game_number
         self.move_number = move_number
         self.text = text
+        super().__init__(self.at_game(game_number))
+
+    def at_game(self, game_number: int) -> str:
+        """The message with another game number: a game read again on its own (as a worker
+        does, from the game's text) is game 1 of that text, and says so only once."""
+        where = f"game {game_number}" + (f", move {self.move_number}" if self.move_number else "")
+        return f"{where}: {self.reason}"
 
 
 class _Skip:
@@ -254,8 +278,40 @@ class Visitor(Generic[ResultT]):
         return None  # type: ignore[return-value]
 
 
-def _join(first: str, second: str) -> str:
-    return f"{first} {second}" if first else second
+def _fit_comment(text: str, dropped: int = 0) -> str:
+    """A comment of which `dropped` characters after text were already left out: text when
+    all of it fits COMMENT_LIMIT, else its start with a note of how much is left out (the
+    whole at most COMMENT_LIMIT characters, so that it is not cut again when read back)."""
+    if not dropped and len(text) <= COMMENT_LIMIT:
+        return text
+    keep = text[:COMMENT_LIMIT - COMMENT_NOTE_ROOM]
+    return f"{keep} [comment cut: {dropped + len(text) - len(keep)} characters left out]"
+
+
+class _Comment:
+    """The comments met at one place of a game (after a move, before the first move, at a
+    variation's start), joined with spaces once at the end, so that many comments take linear
+    time; what passes COMMENT_LIMIT is counted, not kept."""
+
+    __slots__ = ("parts", "size", "dropped")
+
+    def __init__(self) -> None:
+        self.parts: List[str] = []
+        self.size = 0
+        self.dropped = 0
+
+    def add(self, text: str) -> None:
+        if self.size > COMMENT_LIMIT:
+            self.dropped += len(text) + 1
+            return
+        self.size += len(text) + (1 if self.parts else 0)
+        self.parts.append(text)
+
+    def __bool__(self) -> bool:
+        return bool(self.parts)
+
+    def text(self) -> str:
+        return _fit_comment(" ".join(self.parts), self.dropped)
 
 
 class GameBuilder(Visitor[Game]):
@@ -265,8 +321,16 @@ class GameBuilder(Visitor[Game]):
     def begin_game(self) -> None:
         self.game = Game()
         self._lines: List[List[MoveNode]] = [self.game.moves]
-        self._pending_comments: List[str] = [""]
+        self._pending_comments: List[_Comment] = [_Comment()]
+        # the comments after moves and before the first move, set on their nodes at the end
+        self._comments: Dict[int, Tuple[Any, _Comment]] = {}
         self._result_seen = False
+
+    def _comment_at(self, target: Any) -> _Comment:
+        entry = self._comments.get(id(target))
+        if entry is None:
+            entry = self._comments[id(target)] = (target, _Comment())
+        return entry[1]
 
     def visit_header(self, name: str, value: str) -> None:
         self.game.headers[name] = value
@@ -278,18 +342,18 @@ class GameBuilder(Visitor[Game]):
     def visit_move(self, board: Board, uci: str) -> None:
         node = MoveNode(uci, board.san(uci))
         if self._pending_comments[-1]:
-            node.starting_comment = self._pending_comments[-1]
-            self._pending_comments[-1] = ""
+            node.starting_comment = self._pending_comments[-1].text()
+            self._pending_comments[-1] = _Comment()
         self._lines[-1].append(node)
 
     def visit_comment(self, text: str) -> None:
         line = self._lines[-1]
         if line:
-            line[-1].comment = _join(line[-1].comment, text)
+            self._comment_at(line[-1]).add(text)
         elif len(self._lines) == 1:
-            self.game.comment = _join(self.game.comment, text)
+            self._comment_at(self.game).add(text)
         else:
-            self._pending_comments[-1] = _join(self._pending_comments[-1], text)
+            self._pending_comments[-1].add(text)
 
     def visit_nag(self, nag: int) -> None:
         if self._lines[-1]:
@@ -299,7 +363,7 @@ class GameBuilder(Visitor[Game]):
         variation: List[MoveNode] = []
         self._lines[-1][-1].variations.append(variation)
         self._lines.append(variation)
-        self._pending_comments.append("")
+        self._pending_comments.append(_Comment())
 
     def end_variation(self) -> None:
         variation = self._lines.pop()
@@ -309,7 +373,7 @@ class GameBuilder(Visitor[Game]):
             # Nothing readable in it: drop it, keeping a comment it held.
             parent.variations.pop()
             if comment:
-                parent.comment = _join(parent.comment, comment)
+                self._comment_at(parent).add(comment.text())
 
     def visit_result(self, result: str) -> None:
         self.game.result = result
@@ -319,6 +383,9 @@ class GameBuilder(Visitor[Game]):
         self.game.errors.append(error)
 
     def end_game(self) -> None:
+        for target, comment in self._comments.values():
+            target.comment = comment.text()
+        self._comments = {}
         if not self._result_seen:
             header = self.game.headers.get("Result", "*")
             self.game.result = header if header in RESULTS else "*"
@@ -547,6 +614,32 @@ class _Frame:
         self.announced = False
 
 
+class _GameErrors:
+    """The errors of the game being read, passed on to the visitor: the first
+    MAX_GAME_ERRORS of them, then (at the end of the game) one saying how many more there
+    were."""
+
+    __slots__ = ("visitor", "number", "count")
+
+    def __init__(self, visitor: "Visitor[Any]", number: int) -> None:
+        self.visitor = visitor
+        self.number = number
+        self.count = 0
+
+    def report(self, message: str, move_number: Optional[str] = None,
+               text: Optional[str] = None) -> None:
+        self.count += 1
+        if self.count <= MAX_GAME_ERRORS:
+            self.visitor.handle_error(PgnError(message, self.number, move_number, text))
+
+    def close(self) -> None:
+        if self.count > MAX_GAME_ERRORS:
+            more = self.count - MAX_GAME_ERRORS
+            self.visitor.handle_error(PgnError(
+                f"... and {more} more error{'s' if more > 1 else ''} in this game, not listed",
+                self.number))
+
+
 def _starting_board(headers: Dict[str, str]) -> Tuple[Board, Optional[str]]:
     """The starting position a game's tags give, and a warning for an unknown variant.
 
@@ -692,9 +785,10 @@ class PgnReader:
         self._state.games_read += 1
         number = self._state.games_read
         skipping = visitor.begin_game() is SKIP
+        errors = _GameErrors(visitor, number)
 
         headers: Dict[str, str] = {}
-        item = self._read_tags(item, visitor, headers, number, skipping)
+        item = self._read_tags(item, visitor, headers, errors, skipping)
         if not skipping:
             skipping = visitor.end_headers() is SKIP
         board = None
@@ -702,20 +796,21 @@ class PgnReader:
             try:
                 board, warning = _starting_board(headers)
             except ValueError as error:
-                visitor.handle_error(PgnError(f"illegal FEN {_short(headers.get('FEN', ''), 100)!r}: "
-                                              f"{error}; the moves are skipped", number))
+                errors.report(f"illegal FEN {_short(headers.get('FEN', ''), 100)!r}: "
+                              f"{error}; the moves are skipped")
                 skipping = True
             else:
                 if warning:
-                    visitor.handle_error(PgnError(warning, number))
+                    errors.report(warning)
                 visitor.begin_moves(board)
         if item is not None:
-            self._read_movetext(item, visitor, board, number, skipping)
+            self._read_movetext(item, visitor, board, errors, skipping)
+        errors.close()
         visitor.end_game()
         return True, visitor.result()
 
     def _read_tags(self, item: Optional[Tuple[str, bool]], visitor: Visitor[Any],
-                   headers: Dict[str, str], number: int,
+                   headers: Dict[str, str], errors: _GameErrors,
                    skipping: bool) -> Optional[Tuple[str, bool]]:
         """Reads the tag pairs; returns the first movetext line (None: no movetext)."""
         blank_before = False
@@ -738,7 +833,7 @@ class PgnReader:
                     pairs = [loose.groups()] if loose else []
                 if not pairs:
                     if not skipping:
-                        visitor.handle_error(PgnError(f"unreadable tag pair {_short(stripped)!r}", number))
+                        errors.report(f"unreadable tag pair {_short(stripped)!r}")
                 elif blank_before and any(name in headers for name, _ in pairs):
                     self._push_back(item)  # a tag this game has already: the next game
                     return None
@@ -752,35 +847,39 @@ class PgnReader:
         return None
 
     def _read_movetext(self, item: Optional[Tuple[str, bool]], visitor: Visitor[Any],
-                       board: Optional[Board], number: int, skipping: bool) -> None:
+                       board: Optional[Board], errors: _GameErrors, skipping: bool) -> None:
         """Reads the movetext up to the end of the game, calling the visitor.  With
         `skipping` only the end of the game is looked for; after an error, the rest of the
         line in error is read for its brackets (and the main line for its result) only."""
         frames = [_Frame()]
         in_comment = False
-        comment_parts: List[str] = []
-        comment_size = 0
+        comment_parts: List[str] = []   # an open comment's text, at most COMMENT_LIMIT kept
+        comment_size = 0                 # its characters kept
+        comment_dropped = 0              # and left out
         comment_blank = False
         content_seen = False
         after_result = False
-        error_count = 0
 
         def error(message: str, text: Optional[str] = None, at_move: bool = True) -> None:
-            nonlocal error_count
-            error_count += 1
-            if error_count > MAX_GAME_ERRORS:
-                return
-            if error_count == MAX_GAME_ERRORS:
-                message += " (and no more errors are reported for this game)"
             label = _move_label(board) if at_move and board is not None else None
-            visitor.handle_error(PgnError(message, number, label, None if text is None else _short(text)))
+            errors.report(message, label, None if text is None else _short(text))
 
-        def deliver_comment(text: str) -> None:
+        def deliver_comment(text: str, dropped: int = 0) -> None:
             if skipping or frames[-1].skipping:
                 return
             text = text.replace("\r\n", "\n").strip()
+            if text or dropped:
+                visitor.visit_comment(_fit_comment(text, dropped))
+
+        def keep_comment(text: str) -> None:
+            nonlocal comment_size, comment_dropped
+            room = COMMENT_LIMIT - comment_size
+            if len(text) > room:
+                comment_dropped += len(text) - room
+                text = text[:room]
             if text:
-                visitor.visit_comment(text)
+                comment_parts.append(text)
+                comment_size += len(text)
 
         while item is not None:
             line, starts = item
@@ -810,17 +909,15 @@ class PgnReader:
             if in_comment:
                 end = line.find("}")
                 if end < 0:
-                    if not skipping and comment_size < COMMENT_LIMIT:
-                        comment_parts.append(line[:COMMENT_LIMIT - comment_size])
-                        comment_size += len(comment_parts[-1])
-                        if comment_size >= COMMENT_LIMIT:
-                            error(f"comment longer than {COMMENT_LIMIT} characters: cut", at_move=False)
+                    if not skipping:
+                        keep_comment(line)
                     item = self._next_line()
                     continue
-                if not skipping and comment_size < COMMENT_LIMIT:
-                    comment_parts.append(line[:min(end, COMMENT_LIMIT - comment_size)])
-                deliver_comment("".join(comment_parts))
-                in_comment, comment_parts, comment_size, comment_blank = False, [], 0, False
+                if not skipping:
+                    keep_comment(line[:end])
+                deliver_comment("".join(comment_parts), comment_dropped)
+                in_comment, comment_parts, comment_blank = False, [], False
+                comment_size = comment_dropped = 0
                 pos = end + 1
 
             while True:
@@ -843,9 +940,9 @@ class PgnReader:
                         pos = end + 1
                         continue
                     in_comment = True
+                    comment_parts, comment_size, comment_dropped = [], 0, 0
                     if not top.skipping:
-                        comment_parts = [line[pos:pos + COMMENT_LIMIT]]
-                        comment_size = len(comment_parts[0])
+                        keep_comment(line[pos:])
                     break
                 if first == ";":
                     deliver_comment(line[pos:])
@@ -953,7 +1050,7 @@ class PgnReader:
         if in_comment:
             error("comment not closed (no '}')", at_move=False)
             if comment_parts:
-                deliver_comment("".join(comment_parts))
+                deliver_comment("".join(comment_parts), comment_dropped)
         if len(frames) > 1:
             error(f"{len(frames) - 1} variation(s) not closed (no ')')", at_move=False)
             while len(frames) > 1:
@@ -994,14 +1091,195 @@ def skip_game(handle: IO[str]) -> bool:
 
 
 def read_games(source: Union[str, "os.PathLike[str]", IO[str]],
-               visitor: Optional[Visitor[ResultT]] = None) -> Iterator[ResultT]:
-    """Every game of a PGN file (a path, opened as UTF-8 with or without BOM, undecodable
-    bytes replaced; or a text handle), as the visitor's results (Games by default)."""
+               visitor: Optional[Visitor[ResultT]] = None, *,
+               warnings: Optional[List[str]] = None) -> Iterator[ResultT]:
+    """Every game of a PGN file (a path, opened by open_pgn; or a text handle), as the
+    visitor's results (Games by default).  A path's encoding warning (see open_pgn) is
+    appended to `warnings` when given, before the first game.
+
+    :raises PgnFileError: (an OSError) if the path is not a regular file; OSError if it
+        cannot be read.
+    """
     if isinstance(source, (str, os.PathLike)):
-        with open(source, encoding="utf-8-sig", errors="replace") as handle:
-            yield from PgnReader(handle).games(visitor)
+        with open_pgn(source) as pgn:
+            if pgn.warning is not None and warnings is not None:
+                warnings.append(pgn.warning)
+            yield from pgn.games(visitor)
     else:
         yield from PgnReader(source, _state_for(source)).games(visitor)
+
+
+# ---------------------------------------------------------------------------------------------
+# Files: only regular files, in the encoding they are written in
+
+class PgnFileError(OSError):
+    """A path that is not a PGN file to read: a directory, a named pipe, a device."""
+
+
+
+def _as_windows_1252(error: UnicodeError) -> Tuple[str, int]:
+    """The codec error handler of a file that is not UTF-8: each byte that is not UTF-8 is read
+    as Windows-1252 (the five bytes it leaves undefined as Latin-1, the C1 controls, as the
+    WHATWG encoding standard reads "windows-1252"), so every byte is a character and nothing
+    is replaced, and the UTF-8 parts of a mixed file stay right."""
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    text = "".join(bytes([byte]).decode("cp1252", errors="ignore") or chr(byte)
+                   for byte in error.object[error.start:error.end])
+    return text, error.end
+
+
+WINDOWS_1252_FALLBACK = "scacco-windows-1252"
+codecs.register_error(WINDOWS_1252_FALLBACK, _as_windows_1252)
+
+# Byte order marks, longest first (UTF-32 LE starts with UTF-16 LE's).
+BOMS = ((codecs.BOM_UTF32_LE, "utf-32", "UTF-32"), (codecs.BOM_UTF32_BE, "utf-32", "UTF-32"),
+        (codecs.BOM_UTF8, "utf-8-sig", "UTF-8"), (codecs.BOM_UTF16_LE, "utf-16", "UTF-16"),
+        (codecs.BOM_UTF16_BE, "utf-16", "UTF-16"))
+SCAN_CHUNK = 1 << 16
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _first_bad_byte(raw: IO[bytes], encoding: str) -> Optional[Tuple[int, int]]:
+    """(offset, byte) of the first byte that is not valid in encoding, reading raw from where
+    it is to its end in pieces (constant memory); None if all of it is valid."""
+    decoder = codecs.getincrementaldecoder(encoding)("strict")
+    ascii_is_valid = encoding.startswith("utf-8")
+    offset = raw.tell()
+    while True:
+        chunk = raw.read(SCAN_CHUNK)
+        pending = decoder.getstate()[0]
+        if ascii_is_valid and chunk and not pending and chunk.isascii():
+            offset += len(chunk)            # the common case, without decoding
+            continue
+        try:
+            decoder.decode(chunk, final=not chunk)
+        except UnicodeDecodeError as error:
+            # the decoder reads what it kept of the previous piece, then this one
+            bad = error.object[error.start] if error.start < len(error.object) else 0
+            return offset - len(pending) + error.start, bad
+        if not chunk:
+            return None
+        offset += len(chunk)
+
+
+def _utf16_without_bom(head: bytes) -> Optional[str]:
+    """UTF-16-LE or -BE when a file without a byte order mark starts as text in it does (a
+    zero byte beside nearly every ASCII character), else None."""
+    head = head[:len(head) & ~1]
+    if len(head) < 16:
+        return None
+    even, odd = head[0::2], head[1::2]
+    for zeros, others, name in ((odd, even, "utf-16-le"), (even, odd, "utf-16-be")):
+        if zeros.count(0) >= 0.9 * len(zeros) and others.count(0) <= 0.1 * len(others):
+            return name
+    return None
+
+
+def detect_encoding(raw: IO[bytes]) -> Tuple[str, str, Optional[str]]:
+    """(Python codec, codec error handler, warning or None) for a binary file positioned at
+    its start, which is left at its start: a byte order mark's UTF-8, UTF-16 or UTF-32; else
+    UTF-8 when all of the file is valid UTF-8 (ASCII included); else UTF-16 when its zero
+    bytes say so (a file without its byte order mark); else UTF-8 with every byte that is not
+    UTF-8 read as Windows-1252 (a Latin-1 or Windows-1252 file, or one that mixes them with
+    UTF-8), with a warning naming the first such byte.  A file with a byte order mark that is
+    not valid in its encoding is read with U+FFFD for the bad characters, with a warning."""
+    start = raw.tell()
+    head = raw.read(4096)
+    for bom, codec, name in BOMS:
+        if head.startswith(bom):
+            raw.seek(start)
+            bad = _first_bad_byte(raw, codec)
+            raw.seek(start)
+            if bad is None:
+                return codec, "strict", None
+            return codec, "replace", (f"not valid {name} (at byte {bad[0]}) although it starts "
+                                      f"with a {name} byte order mark: the bad characters are "
+                                      f"read as U+FFFD")
+    raw.seek(start)
+    bad = _first_bad_byte(raw, "utf-8")
+    raw.seek(start)
+    if bad is None:
+        return "utf-8", "strict", None
+    guessed = _utf16_without_bom(head)
+    if guessed is not None:
+        return guessed, "replace", (f"no byte order mark, but its zero bytes show "
+                                    f"{guessed.upper()}: read as {guessed.upper()}")
+    return "utf-8", WINDOWS_1252_FALLBACK, (
+        f"not UTF-8 (byte 0x{bad[1]:02X} at offset {bad[0]} is not valid UTF-8): the bytes "
+        f"that are not UTF-8 are read as Windows-1252 (Latin-1)")
+
+
+class PgnFile:
+    """A PGN file open for reading: only a regular file is opened (a directory, a named pipe
+    or a device is refused before anything is read from it, so a FIFO never blocks the
+    reader), in the encoding detect_encoding finds.
+
+    :ivar path: the path.
+    :ivar encoding: the Python codec it is read with ("utf-8", "utf-8-sig", "utf-16", ...).
+    :ivar errors: the codec error handler: "strict" (all of it valid), "replace", or
+        WINDOWS_1252_FALLBACK (a file that is not UTF-8).
+    :ivar warning: why the text may not be what its writer meant (not UTF-8, so read as
+        Windows-1252; a byte order mark with bad bytes after it), or None: a command shows it
+        once, before the file's games.
+    :ivar handle: the text handle (universal newlines).
+    :raises PgnFileError: (an OSError) naming what the path is, if it is not a regular file.
+    :raises OSError: if it cannot be opened or read (FileNotFoundError, PermissionError, ...).
+    """
+
+    def __init__(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        self.path = os.fspath(path)
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+        descriptor = os.open(self.path, flags)
+        try:
+            mode = os.fstat(descriptor).st_mode
+            if not stat.S_ISREG(mode):
+                raise PgnFileError(f"{self.path}: {_kind(mode)}, not a PGN file")
+            if hasattr(os, "set_blocking"):
+                os.set_blocking(descriptor, True)
+            raw = os.fdopen(descriptor, "rb")
+        except BaseException:
+            os.close(descriptor)
+            raise
+        try:
+            self.encoding, self.errors, self.warning = detect_encoding(raw)
+            # "strict" only as far as the scan saw: a file that grows meanwhile is read with
+            # U+FFFD for anything bad rather than stopped
+            errors = "replace" if self.errors == "strict" else self.errors
+            self.handle: IO[str] = io.TextIOWrapper(raw, encoding=self.encoding, errors=errors)
+        except BaseException:
+            raw.close()
+            raise
+
+    def games(self, visitor: Optional[Visitor[ResultT]] = None) -> Iterator[ResultT]:
+        """Every game of the file from where the handle is, as read_games gives them."""
+        return PgnReader(self.handle, _state_for(self.handle)).games(visitor)
+
+    def close(self) -> None:
+        self.handle.close()
+
+    def __enter__(self) -> "PgnFile":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+
+def open_pgn(path: Union[str, "os.PathLike[str]"]) -> PgnFile:
+    """Opens a PGN file for reading (see PgnFile): `with open_pgn(path) as pgn: ...`,
+    pgn.warning to show, pgn.games() or read_game(pgn.handle) to read."""
+    return PgnFile(path)
 
 
 def write_game(game: Game, handle: IO[str], columns: int = 80) -> None:

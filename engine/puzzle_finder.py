@@ -20,6 +20,11 @@ below +1), at the loser's turn the best defence is played.
   (verify_material).  Unlike lichess, a single winner's move is kept (lichess drops
   one-movers): in games between weak levels most tactics are one unique winning move.
 
+A null move (a pass, `--` in PGN) ends the search of its game: a position reached through a
+pass is not reachable by legal play from the game's start, so no puzzle comes from it or
+after it (the positions before it are searched as usual).  Chess960 games are searched like
+standard ones (their puzzles' castling moves are king-takes-rook, `chess960` set).
+
 A found puzzle is in the lichess database's format: `fen` is the position before the
 blunder, `moves` starts with the blunder.  `rating` is the estimate of estimate_rating.
 """
@@ -34,7 +39,7 @@ from ..ext._core import MateSearch
 
 from .accuracy import winning_chances
 from .analysis import Budget, evaluate_position
-from .board import Board
+from .board import NULL_MOVE, Board, board_from_fen
 from .levels import NAMED_LEVELS, level_for_elo
 from .pgn import Game, read_game
 from .puzzles import MateSearchInterrupted, mate_line, mating_moves, shortest_mate
@@ -104,6 +109,7 @@ class FoundPuzzle:
     ply: int                 # the blunder's ply in the game (0: the first move)
     score_cp: Optional[int] = None   # normalised cp at the end of a material line (winner's view)
     themes: List[str] = field(default_factory=list)
+    chess960: bool = False   # from a Chess960 game (castling moves are king takes rook)
 
     @property
     def puzzle_id(self) -> str:
@@ -235,11 +241,13 @@ def _cook_material(searcher: Searcher, board: Board, budget: FinderBudget) -> Op
     return [move for move, _, _ in plies], plies[-1][2]
 
 
-def verify_material(fen: str, moves: Sequence[str], budget: "FinderBudget") -> bool:
+def verify_material(fen: str, moves: Sequence[str], budget: "FinderBudget",
+                    chess960: Optional[bool] = None) -> bool:
     """The check of a material puzzle's first winner's move (see VERIFY_FACTOR): a pure
     function of the puzzle and the budget, so it can be applied again to puzzles found
-    before."""
-    board = Board(fen)
+    before.  chess960: the puzzle is from a Chess960 game (None: when the FEN's castling
+    rights need it, as board_from_fen)."""
+    board = board_from_fen(fen, chess960)
     board.push_uci(moves[0])
     lines = _lines(Searcher(budget.hash_mb), board, VERIFY_FACTOR * budget.pair_nodes, board.turn)
     if not lines or lines[0].move != moves[1] or not lines[0].at_least(WINNING_CP):
@@ -319,7 +327,7 @@ def find_puzzles(game: Game, budget: FinderBudget = FinderBudget(), *, number: i
     :raises FinderError: if the game has reading errors or an illegal start.
     """
     if game.errors:
-        raise FinderError(f"game {number}: {game.errors[0]}")
+        raise FinderError(game.errors[0].at_game(number))
     try:
         board = game.board()
     except ValueError as error:
@@ -334,6 +342,12 @@ def find_puzzles(game: Game, budget: FinderBudget = FinderBudget(), *, number: i
     seen = set()
     previous, _, _, _ = evaluate_position(searcher, board, scan)
     for ply, node in enumerate(game.moves):
+        if node.uci == NULL_MOVE:
+            # no puzzle through a pass (see the module docstring): the rest is not searched
+            if on_position is not None:
+                for _ in range(len(game.moves) - ply):
+                    on_position()
+            break
         before_fen = board.fen()
         board.push_uci(node.uci)
         evaluation, _, _, _ = evaluate_position(searcher, board, scan)
@@ -357,17 +371,18 @@ def find_puzzles(game: Game, budget: FinderBudget = FinderBudget(), *, number: i
                 line = _cook_mate(solver, board, score.mate, budget)
                 if line is not None:
                     puzzle = FoundPuzzle(before_fen, [node.uci] + line, "mate", (len(line) + 1) // 2,
-                                         0, url, ply)
+                                         0, url, ply, chess960=game.chess960)
             elif score.at_least(WINNING_CP) and score.chances > prior.chances + BLUNDER_JUMP:
                 if not score.at_least(CLEARLY_WINNING_CP) and material_diff(board, winner) > -1:
                     continue
                 cooked = _cook_material(searcher, board, budget)
-                if cooked is not None and not verify_material(before_fen, [node.uci] + cooked[0], budget):
+                if cooked is not None and not verify_material(before_fen, [node.uci] + cooked[0],
+                                                              budget, game.chess960):
                     cooked = None
                 if cooked is not None:
                     line, last = cooked
                     puzzle = FoundPuzzle(before_fen, [node.uci] + line, "material", None, 0, url,
-                                         ply, score_cp=last.cp)
+                                         ply, score_cp=last.cp, chess960=game.chess960)
         except MateSearchInterrupted:
             puzzle = None
         if puzzle is not None:

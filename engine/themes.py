@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set
 
-from .board import Board
+from .board import NULL_MOVE, Board, board_from_fen
 
 __all__ = ["Line", "tag_puzzle", "all_themes", "THEME_TESTS", "CLAIMED_THEMES", "Geometry",
            "square_index", "square_name"]
@@ -236,11 +236,13 @@ class Line:
     """A puzzle's line on the board: steps[0] is the opponent's move, then the solver's
     moves (steps[1::2]) alternate with the replies.  `pov` is the solver's colour."""
 
-    def __init__(self, fen: str, moves: Sequence[str]) -> None:
-        board = Board(fen)
+    def __init__(self, fen: str, moves: Sequence[str], chess960: Optional[bool] = None) -> None:
+        board = board_from_fen(fen, chess960)
         self.start = Geometry(board)
         self.steps: List[Step] = []
         for move in moves:
+            if move == NULL_MOVE:
+                raise ValueError("a puzzle line holds no null move ('0000')")
             before = Geometry(board)
             board.push_uci(move)
             self.steps.append(Step(before, move, Geometry(board), board.copy()))
@@ -645,9 +647,9 @@ CLAIMED_THEMES: FrozenSet[str] = frozenset({
 # zugzwang (lichess's tagger needs an engine for it), and the rarer lichess themes.
 
 
-def all_themes(fen: str, moves: Sequence[str]) -> List[str]:
+def all_themes(fen: str, moves: Sequence[str], chess960: Optional[bool] = None) -> List[str]:
     """Every theme whose predicate holds, claimed or not (for measuring)."""
-    line = Line(fen, moves)
+    line = Line(fen, moves, chess960)
     found: List[str] = []
     mate = mate_in(line)
     if mate:
@@ -664,9 +666,11 @@ def all_themes(fen: str, moves: Sequence[str]) -> List[str]:
     return found
 
 
-def tag_puzzle(fen: str, moves: Sequence[str]) -> List[str]:
+def tag_puzzle(fen: str, moves: Sequence[str], chess960: Optional[bool] = None) -> List[str]:
     """The claimed themes of a puzzle in the lichess format (space-separated in the CSV).
+    chess960: the puzzle is from a Chess960 game (FoundPuzzle.chess960); None: when the FEN's
+    castling rights need it (board.board_from_fen).
 
-    :raises ValueError: on a bad FEN or an illegal move.
+    :raises ValueError: on a bad FEN or an illegal move (a null move included).
     """
-    return [theme for theme in all_themes(fen, moves) if theme in CLAIMED_THEMES]
+    return [theme for theme in all_themes(fen, moves, chess960) if theme in CLAIMED_THEMES]

@@ -6,6 +6,7 @@ comments, games not separated by a blank line), from the PGN text written in the
 Never from our own output.
 """
 import io
+import os
 import random
 import re
 import signal
@@ -16,9 +17,10 @@ import chess
 import chess.pgn
 import pytest
 
-from scacco.engine.pgn import (NAG_GLYPHS, SEVEN_TAG_ROSTER, Game, HeadersBuilder, MainLineBuilder,
-                        MoveNode, PgnError, PgnReader, PgnWriter, read_game, read_games,
-                        read_headers, skip_game, write_game)
+from scacco.engine.pgn import (COMMENT_LIMIT, MAX_GAME_ERRORS, NAG_GLYPHS, SEVEN_TAG_ROSTER, Game,
+                               HeadersBuilder, MainLineBuilder, MoveNode, PgnError, PgnFileError,
+                               PgnReader, PgnWriter, open_pgn, read_game, read_games,
+                               read_headers, skip_game, write_game)
 from tests.conftest import shared_data_dir, shared_file
 
 # The exports in shared/data/pgn (listed, so that a missing file fails on CI instead of
@@ -799,8 +801,11 @@ def test_pathological_inputs():
     game = read_game(io.StringIO(cases["huge tag line"]))
     assert "Event" not in game.headers and "tag" in str(game.errors[0])
     assert game.mainline_san() == ["e4"]
+    # 100,000 stray brackets: the first MAX_GAME_ERRORS errors, then how many more there were
     game = read_game(io.StringIO(cases["closing brackets"]))
-    assert len(game.errors) == 100 and game.mainline_san() == ["e4"]
+    assert len(game.errors) == MAX_GAME_ERRORS + 1 and game.mainline_san() == ["e4"]
+    assert str(game.errors[-1]) == (f"game 1: ... and {100000 - MAX_GAME_ERRORS} more errors "
+                                    f"in this game, not listed")
 
 
 def test_memory_stays_flat_over_a_long_file(tmp_path):
@@ -831,3 +836,141 @@ def test_reader_object_numbers_games():
     text = '1. e4 *\n\n1. e4 *\n\n1. Zz9 *\n'
     errors = [g.errors for g in read_games(io.StringIO(text))]
     assert errors[0] == [] and errors[1] == [] and errors[2][0].game_number == 3
+
+
+# ---------------------------------------------------------------------------------------------
+# Many and huge comments, long error lists
+
+
+def test_eighty_thousand_comments_after_one_move():
+    """Comments are joined once (linear time: a hang guard far above what it needs), and a
+    comment longer than COMMENT_LIMIT is cut with a note, not an error, so the game (read
+    again from its own text, as a worker reads it) stays a clean game."""
+    comments = [f"comment number {i}" for i in range(80000)]
+    text = "1. e4 " + " ".join("{" + c + "}" for c in comments) + " e5 *\n"
+    joined = " ".join(comments)
+    assert len(joined) > COMMENT_LIMIT
+    with hang_guard(60):
+        game = read_game(io.StringIO(text))
+        again = read_game(io.StringIO(str(game)))
+    assert game.errors == [] and game.mainline_san() == ["e4", "e5"]
+    comment = game.moves[0].comment
+    keep, note = comment.split(" [comment cut: ")
+    assert joined.startswith(keep) and len(comment) <= COMMENT_LIMIT
+    assert note == f"{len(joined) - len(keep)} characters left out]"
+    assert again.errors == [] and normalized(again.moves[0].comment) == normalized(comment)
+
+
+def test_a_huge_comment_is_cut_with_a_note():
+    words = "word " * 400000                      # 2,000,000 characters in one comment
+    game = read_game(io.StringIO("1. e4 {" + words + "} e5 *\n"))
+    assert game.errors == [] and game.mainline_san() == ["e4", "e5"]
+    keep, note = game.moves[0].comment.split(" [comment cut: ")
+    assert words.startswith(keep) and len(game.moves[0].comment) <= COMMENT_LIMIT
+    assert note == f"{len(words) - len(keep)} characters left out]"
+    # comments that fit are untouched, several at one place joined by spaces
+    game = read_game(io.StringIO("{a} {b} 1. e4 {c} (1. d4 {d}) {e} *\n"))
+    assert game.comment == "a b" and game.moves[0].comment == "c e"
+
+
+def test_error_lists_are_capped_with_a_count_of_the_rest():
+    # unreadable tag lines are capped too
+    text = '[Event "x"]\n' + "[not a tag pair\n" * 200000 + "\n1. e4 *\n"
+    with hang_guard(120):
+        game = read_game(io.StringIO(text))
+    assert len(game.errors) == MAX_GAME_ERRORS + 1 and game.mainline_san() == ["e4"]
+    assert all("unreadable tag pair" in str(e) for e in game.errors[:-1])
+    assert str(game.errors[-1]) == (f"game 1: ... and {200000 - MAX_GAME_ERRORS} more errors "
+                                    f"in this game, not listed")
+    # tags and moves share one list: 15 + 15 errors
+    text = "[bad\n" * 15 + "\n1. e4 " + ") " * 15 + "*\n"
+    game = read_game(io.StringIO(text))
+    assert len(game.errors) == MAX_GAME_ERRORS + 1
+    assert str(game.errors[-1]) == (f"game 1: ... and {30 - MAX_GAME_ERRORS} more errors "
+                                    f"in this game, not listed")
+    # at most MAX_GAME_ERRORS errors: no count
+    game = read_game(io.StringIO("1. e4 " + ") " * MAX_GAME_ERRORS + "*\n"))
+    assert len(game.errors) == MAX_GAME_ERRORS and "more error" not in str(game.errors[-1])
+
+
+def test_an_error_can_name_another_game_number():
+    error = PgnError("illegal move 'Ke3'", 1, "2.", "Ke3")
+    assert str(error) == "game 1, move 2.: illegal move 'Ke3'"
+    assert error.at_game(7) == "game 7, move 2.: illegal move 'Ke3'"
+    assert PgnError("no moves", 1).at_game(3) == "game 3: no moves"
+
+
+# ---------------------------------------------------------------------------------------------
+# Encodings and what a path is
+
+NAMES_TEXT = ('[Event "Café de la Régence"]\n[White "Müller, Jürgen"]\n[Black "Øster"]\n\n'
+              '1. e4 {très bien} e5 2. Nf3 *\n')
+
+
+def check_names(game, event="Café de la Régence"):
+    assert game.headers["Event"] == event and game.headers["White"] == "Müller, Jürgen"
+    assert game.headers["Black"] == "Øster" and game.moves[0].comment == "très bien"
+    assert game.mainline_san() == ["e4", "e5", "Nf3"] and game.errors == []
+
+
+@pytest.mark.parametrize("encoding,bom", [
+    ("utf-8", b""), ("utf-8", b"\xef\xbb\xbf"), ("utf-16-le", b"\xff\xfe"),
+    ("utf-16-be", b"\xfe\xff"), ("utf-32-le", b"\xff\xfe\x00\x00"),
+])
+def test_unicode_files_with_or_without_a_byte_order_mark(tmp_path, encoding, bom):
+    path = tmp_path / "games.pgn"
+    path.write_bytes(bom + (NAMES_TEXT * 3).encode(encoding))
+    warnings = []
+    games = list(read_games(path, warnings=warnings))
+    assert len(games) == 3 and warnings == []
+    for game in games:
+        check_names(game)
+
+
+def test_a_file_that_is_not_utf8_is_read_as_windows_1252_with_a_warning(tmp_path):
+    path = tmp_path / "latin.pgn"
+    text = NAMES_TEXT.replace("Café", "Caf\u00e9 \u2019\u20ac")      # ’ and € are Windows-1252
+    path.write_bytes(text.encode("cp1252"))
+    warnings = []
+    game = next(read_games(path, warnings=warnings))
+    check_names(game, event="Caf\u00e9 \u2019\u20ac de la Régence")
+    assert "\ufffd" not in str(game)
+    first_bad = text.encode("cp1252").index("é".encode("cp1252"))
+    assert warnings == [f"not UTF-8 (byte 0xE9 at offset {first_bad} is not valid UTF-8): the "
+                        f"bytes that are not UTF-8 are read as Windows-1252 (Latin-1)"]
+    with open_pgn(path) as pgn:
+        assert pgn.warning == warnings[0]
+    # a UTF-8 file with a Latin-1 game appended: both read right
+    mixed = tmp_path / "mixed.pgn"
+    mixed.write_bytes(NAMES_TEXT.encode("utf-8") + b"\n" + NAMES_TEXT.encode("latin-1"))
+    warnings = []
+    games = list(read_games(mixed, warnings=warnings))
+    assert len(games) == 2 and len(warnings) == 1
+    for game in games:
+        check_names(game)
+
+
+def test_a_utf16_file_without_its_byte_order_mark_is_recognised(tmp_path):
+    path = tmp_path / "games.pgn"
+    path.write_bytes(NAMES_TEXT.encode("utf-16-le"))
+    warnings = []
+    check_names(next(read_games(path, warnings=warnings)))
+    assert len(warnings) == 1 and "UTF-16-LE" in warnings[0]
+
+
+def test_only_regular_files_are_read(tmp_path):
+    with pytest.raises(PgnFileError, match="a directory, not a PGN file"):
+        list(read_games(tmp_path))
+    fifo = tmp_path / "pipe.pgn"
+    os.mkfifo(fifo)
+    with hang_guard(30):          # no writer: opening it to read would block forever
+        with pytest.raises(PgnFileError, match=r"a named pipe \(FIFO\), not a PGN file"):
+            list(read_games(fifo))
+        with pytest.raises(PgnFileError, match="named pipe"):
+            open_pgn(fifo)
+    if os.path.exists("/dev/zero"):
+        with pytest.raises(PgnFileError, match="a device"):
+            open_pgn("/dev/zero")
+    assert issubclass(PgnFileError, OSError)
+    with pytest.raises(FileNotFoundError):
+        open_pgn(tmp_path / "missing.pgn")
