@@ -23,7 +23,6 @@ import csv
 import hashlib
 import io
 import json
-import os
 import random
 import shutil
 import signal

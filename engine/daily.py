@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from . import hint_text
-from .board import Board
+from .board import board_from_fen
 from .hints import puzzle_hints
 
 __all__ = ["COLLECTION", "DailyError", "CollectionPuzzle", "load_collection", "daily_puzzle",
@@ -70,7 +70,7 @@ def format_daily(puzzle: CollectionPuzzle, date: datetime.date, solution: bool =
                  language: str = hint_text.DEFAULT_LANGUAGE) -> str:
     """The text `scacco puzzle` prints: title, the position to solve, themes, three hints,
     and the solution (SAN) when asked."""
-    board = Board(puzzle.fen)
+    board = board_from_fen(puzzle.fen)
     first_san = board.san(puzzle.moves[0])
     board.push_uci(puzzle.moves[0])
     side = hint_text.text("side:white" if board.turn else "side:black", language)

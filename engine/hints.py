@@ -20,7 +20,7 @@ from typing import List, Optional, Sequence
 from ..ext._core import MateSearch
 
 from . import hint_text
-from .board import Board
+from .board import Board, board_from_fen
 from .levels import level_for_elo
 from .puzzles import proven_mate_line
 from .search import Searcher
@@ -166,7 +166,7 @@ def puzzle_hints(fen: str, moves: Sequence[str], themes: Optional[Sequence[str]]
     if themes is None:
         from .themes import tag_puzzle
         themes = tag_puzzle(fen, moves)
-    board = Board(fen)
+    board = board_from_fen(fen)
     board.push_uci(moves[0])
     ranked = [t for t in THEME_PRIORITY if t in themes]
     key = f"theme:{ranked[0]}" if ranked else "theme:default"

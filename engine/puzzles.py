@@ -23,7 +23,7 @@ from typing import List, Optional, Sequence, Tuple
 from ..ext._core import MateSearch
 
 from . import hint_text
-from .board import Board
+from .board import Board, board_from_fen
 from .mate import (MAX_MATE_MOVES, MateSearchInterrupted, mate_line, mating_moves,
                    proven_mate_line, shortest_mate)
 
@@ -91,7 +91,7 @@ class Puzzle:
     def __init__(self, fen: str, moves: Optional[Sequence[str]] = None, *,
                  goal: Optional[str] = None, length: int = 2, nodes: int = JUDGE_NODES) -> None:
         try:
-            board = Board(fen)
+            board = board_from_fen(fen)
         except ValueError as error:
             raise PuzzleError(f"bad FEN: {error}") from None
         self.fen = fen

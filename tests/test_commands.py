@@ -341,3 +341,39 @@ def test_a_disk_that_fills_up_leaves_the_earlier_output_as_it_was(games, tmp_pat
     assert "No space left on device" in err and "unchanged" in err
     assert out.read_text() == "earlier\n"
     assert not (tmp_path / ".out.pgn.scacco-part").exists()
+
+
+def test_a_latin1_file_is_read_with_a_warning_before_any_work(tmp_path):
+    path = tmp_path / "latin1.pgn"
+    path.write_bytes(SCHOLAR.replace('"scholar"', '"caf\u00e9"').encode("latin-1"))
+    report = tmp_path / "report.json"
+    done = run_scacco("analyse", str(path), "--nodes", "500", "--jobs", "1", "--json", str(report))
+    assert done.returncode == 0, done.stderr
+    assert "warning: not UTF-8" in done.stderr and "Windows-1252" in done.stderr
+    assert json.loads(report.read_text())["games"][0]["headers"]["Event"] == "caf\u00e9"
+
+
+def test_chess960_games_and_null_moves_go_through_puzzles_and_analyse(tmp_path):
+    import random
+    rng = random.Random(7)
+    texts = []
+    for _ in range(6):
+        board = chess.Board.from_chess960_pos(rng.randrange(960))
+        game = chess.pgn.Game.from_board(board)
+        node = game
+        for _ in range(40):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            move = rng.choice(moves)
+            node = node.add_variation(move)
+            board.push(move)
+        texts.append(str(game))
+    texts.append('[Event "pass"]\n\n1. e4 -- 2. d4 e5 *')
+    path = tmp_path / "games.pgn"
+    path.write_text("\n\n".join(texts) + "\n")
+    for args in (["puzzles", str(path), "--out", str(tmp_path / "p.csv")],
+                 ["analyse", str(path), "--json", str(tmp_path / "r.json")]):
+        done = run_scacco(*args, "--nodes", "500", "--jobs", "1")
+        assert done.returncode == 0, done.stderr
+        assert "unexpected" not in done.stderr and "Traceback" not in done.stderr

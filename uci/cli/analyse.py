@@ -122,7 +122,7 @@ def main(argv, stdout=None, stderr=None) -> int:
         p.error("--resume continues the --out or --json file of an interrupted run: name it")
     budget = Budget(nodes=args.nodes, depth=args.depth, movetime=args.movetime,
                     hash_mb=args.hash, review=args.review)
-    games, positions = count_games(args.pgn)
+    games, positions = count_games(args.pgn, PROG)
     if games == 0:
         p.error(f"{args.pgn}: no PGN game could be read; nothing written")
     graph = args.graph

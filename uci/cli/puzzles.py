@@ -30,7 +30,8 @@ def puzzle_row(puzzle) -> Dict[str, Any]:
     """A found puzzle (engine.puzzle_finder.FoundPuzzle) as a CSV row, its themes tagged."""
     from ...engine.themes import tag_puzzle
     return {"PuzzleId": puzzle.puzzle_id, "FEN": puzzle.fen, "Moves": " ".join(puzzle.moves),
-            "Rating": puzzle.rating, "Themes": " ".join(tag_puzzle(puzzle.fen, puzzle.moves)),
+            "Rating": puzzle.rating,
+            "Themes": " ".join(tag_puzzle(puzzle.fen, puzzle.moves, puzzle.chess960)),
             "GameUrl": puzzle.game_url}
 
 
@@ -120,7 +121,7 @@ def main(argv, stderr=None) -> int:
             journal.load()
         except JournalError as error:
             p.error(str(error))
-    games, positions = count_games(args.pgn)
+    games, positions = count_games(args.pgn, PROG)
     try:
         out = OutputFile("--out", args.out, newline="")
     except OutputError as error:

@@ -132,13 +132,17 @@ class RunEnd:
         return self.done + self.failed
 
 
-def count_games(path: str) -> Tuple[int, int]:
-    """(games, positions of their main lines) of a PGN file, read once, streaming."""
+def count_games(path: str, prog: str) -> Tuple[int, int]:
+    """(games, positions of their main lines) of a PGN file, read once, streaming; the
+    reader's warning about the file's encoding is said here, once, before any work."""
     from ...engine.pgn import MainLineBuilder, read_games
     games = positions = 0
-    for moves in read_games(path, MainLineBuilder()):
+    warnings: List[str] = []
+    for moves in read_games(path, MainLineBuilder(), warnings=warnings):
         games += 1
         positions += len(moves) + 1
+    for text in warnings:
+        print(f"{prog}: {path}: warning: {text}", file=sys.stderr, flush=True)
     return games, positions
 
 
@@ -173,7 +177,7 @@ def run_games(path: str, function: Callable[..., Any], item: Callable[[int, str]
             if number <= skip:
                 continue
             if game.errors:
-                unreadable.append((number, f"skipping game {number}: " + "; ".join(map(str, game.errors))))
+                unreadable.append((number, "skipping " + "; ".join(map(str, game.errors))))
                 continue
             end.read += 1
             submitted.append(number)
