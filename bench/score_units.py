@@ -8,7 +8,7 @@ larger than the search it learnt from, and so does its search.  The classical st
 evaluation is a fixed ruler for all of them: for each file this prints k, the least-squares
 factor of score ~ k * eval over its first --limit positions whose score and eval are both
 within 1000 cp, and k divided by the first file's k, which is the factor by which that
-file's scores are larger.  `python -m scacco.engine.nnue_train ... --score-factor FILE=F`
+file's scores are larger.  `scacco train ... --score-factor FILE=F`
 with F = 1 / that ratio puts the file on the first one's scale.  With --net the same is
 printed for that network's static evaluation (its own k on each file: 1 means the net reads
 in that file's units; nnue_train --calibrate-scale fits its scale so).

@@ -1,8 +1,9 @@
 """Train the neural evaluation (issue 13) on `scacco datagen` files, with PyTorch.
 
-    python -m scacco.engine.nnue_train DATA.bin [DATA.bin ...] --out net.nnue --seed 1
+    scacco train DATA.bin [DATA.bin ...] --out net.nnue --seed 1
 
-(or `scacco train ...`, the same arguments).  PyTorch is a development extra
+(the command line is uci/cli/training.py; train() and export_checkpoint() here are the
+work).  PyTorch is a development extra
 (`pip install -e '.[train]'`); the engine never needs it.
 
 The network is the one of engine/nnue.py: 768 inputs per perspective -> H (SCReLU) each ->
@@ -37,7 +38,6 @@ and prints the losses on stderr.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import sys
@@ -364,76 +364,3 @@ def export_checkpoint(checkpoint: str, out: str, paths: Sequence[str] = (),
         calibration = _calibration(us, them, score, np.nonzero(validation)[0])
     _export(model, state["best"], out, calibration, stream, calibrate_scale)
     return state
-
-
-def main(argv=None, prog: str = "python -m scacco.engine.nnue_train") -> int:
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
-    parser.add_argument("data", nargs="*", help="scacco datagen files")
-    parser.add_argument("--out", required=True, help="the network file to write (and OUT.npz)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--hidden", type=int, default=128, help="units per perspective (1..256)")
-    parser.add_argument("--epochs", type=int, default=20)
-    parser.add_argument("--batch", type=int, default=16384)
-    parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--lambda", dest="lam", type=float, default=0.75,
-                        help="weight of the search score against the game result (default 0.75)")
-    parser.add_argument("--weight-decay", type=float, default=0.0, help="AdamW weight decay (default 0)")
-    parser.add_argument("--mirror", action="store_true",
-                        help="train on each position and its file-mirrored copy as well")
-    parser.add_argument("--init", metavar="NET.npz",
-                        help="start from these float weights (OUT.npz of an earlier run, the same "
-                             "--hidden) instead of random ones")
-    parser.add_argument("--checkpoint", help="checkpoint file (default OUT.ckpt)")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
-    parser.add_argument("--calibrate-scale", action="store_true",
-                        help="fit the exported net's output scale so that its evaluations are "
-                             "in the units of the held-out positions' search scores (least "
-                             "squares); without it the scale is the targets' 400")
-    parser.add_argument("--score-factor", action="append", default=[], metavar="DATA=F",
-                        help="multiply the scores of the data file DATA by F (a file scored by "
-                             "a search in other units); may be repeated")
-    parser.add_argument("--export-checkpoint", metavar="CKPT",
-                        help="train nothing: write OUT from the best epoch of this checkpoint "
-                             "(a run stopped before its last epoch); the data files are needed for a "
-                             "checkpoint of an older trainer (their held-out positions calibrate "
-                             "the quantised output)")
-    args = parser.parse_args(argv)
-    if not args.data and not args.export_checkpoint:
-        parser.error("name at least one data file")
-    if not 1 <= args.hidden <= 256:
-        parser.error("--hidden must be in 1..256")
-    if not 0.0 <= args.lam <= 1.0:
-        parser.error("--lambda must be in 0..1")
-    factors = {}
-    for entry in args.score_factor:
-        path, _, text = entry.rpartition("=")
-        try:
-            factor = float(text)
-        except ValueError:
-            factor = float("nan")
-        if not path or not math.isfinite(factor) or factor <= 0:
-            parser.error(f"--score-factor takes DATA=F with F a positive number, not {entry!r}")
-        if path not in args.data:
-            parser.error(f"--score-factor names {path}, which is not among the data files")
-        factors[path] = factor
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        parser.error("training needs PyTorch: pip install -e '.[train]'")
-    try:
-        if args.export_checkpoint:
-            export_checkpoint(args.export_checkpoint, args.out, args.data,
-                              calibrate_scale=args.calibrate_scale)
-            return 0
-        train(args.data, args.out, seed=args.seed, hidden=args.hidden, epochs=args.epochs,
-              batch=args.batch, lr=args.lr, lam=args.lam,
-              checkpoint=args.checkpoint, threads=args.threads,
-              weight_decay=args.weight_decay, mirror=args.mirror, init=args.init,
-              calibrate_scale=args.calibrate_scale, score_factors=factors or None)
-    except (DatagenError, OSError) as error:
-        parser.error(str(error))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -62,5 +62,75 @@ def datagen(argv) -> int:
 
 
 def train(argv) -> int:
-    from ...engine.nnue_train import main as train_main
-    return train_main(argv, prog="scacco train")
+    import math
+
+    p = Parser(prog="scacco train",
+               description="Train a network for the neural evaluation on `scacco datagen` "
+                           "files (PyTorch, the train extra); resumable from its checkpoint.")
+    p.add_argument("data", nargs="*", help="scacco datagen files")
+    p.add_argument("--out", required=True, help="the network file to write (and OUT.npz)")
+    p.add_argument("--seed", type=int, default=1)
+    p.bounded("--hidden", low=1, high=256, default=128, help="units per perspective (1..256)")
+    p.bounded("--epochs", low=1, high=100_000, default=20)
+    p.bounded("--batch", low=1, high=10 ** 7, default=16384)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--lambda", dest="lam", type=float, default=0.75,
+                   help="weight of the search score against the game result (default 0.75)")
+    p.add_argument("--weight-decay", type=float, default=0.0, help="AdamW weight decay (default 0)")
+    p.add_argument("--mirror", action="store_true",
+                   help="train on each position and its file-mirrored copy as well")
+    p.add_argument("--init", metavar="NET.npz",
+                   help="start from these float weights (OUT.npz of an earlier run, the same "
+                        "--hidden) instead of random ones")
+    p.add_argument("--checkpoint", help="checkpoint file (default OUT.ckpt)")
+    p.bounded("--threads", low=1, high=1024, default=1, help="torch threads (default 1)")
+    p.add_argument("--calibrate-scale", action="store_true",
+                   help="fit the exported net's output scale so that its evaluations are in "
+                        "the units of the held-out positions' search scores (least squares); "
+                        "without it the scale is the targets' 400")
+    p.add_argument("--score-factor", action="append", default=[], metavar="DATA=F",
+                   help="multiply the scores of the data file DATA by F (a file scored by a "
+                        "search in other units); may be repeated")
+    p.add_argument("--export-checkpoint", metavar="CKPT",
+                   help="train nothing: write OUT from the best epoch of this checkpoint (a run "
+                        "stopped before its last epoch); the data files are needed for a "
+                        "checkpoint of an older trainer (their held-out positions calibrate "
+                        "the quantised output)")
+    args = p.parse_args(argv)
+    if not args.data and not args.export_checkpoint:
+        p.error("name at least one data file")
+    if not 0.0 <= args.lam <= 1.0:
+        p.error("--lambda must be in 0..1")
+    for path in args.data:
+        p.input_file(path)
+    factors = {}
+    for entry in args.score_factor:
+        path, _, text = entry.rpartition("=")
+        try:
+            factor = float(text)
+        except ValueError:
+            factor = float("nan")
+        if not path or not math.isfinite(factor) or factor <= 0:
+            p.error(f"--score-factor takes DATA=F with F a positive number, not {entry!r}")
+        if path not in args.data:
+            p.error(f"--score-factor names {path}, which is not among the data files")
+        factors[path] = factor
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        p.error("training needs PyTorch: pip install -e '.[train]'")
+    from ...engine.datagen import DatagenError
+    from ...engine.nnue_train import export_checkpoint, train as run_training
+    try:
+        if args.export_checkpoint:
+            export_checkpoint(args.export_checkpoint, args.out, args.data,
+                              calibrate_scale=args.calibrate_scale)
+            return EXIT_OK
+        run_training(args.data, args.out, seed=args.seed, hidden=args.hidden,
+                     epochs=args.epochs, batch=args.batch, lr=args.lr, lam=args.lam,
+                     checkpoint=args.checkpoint, threads=args.threads,
+                     weight_decay=args.weight_decay, mirror=args.mirror, init=args.init,
+                     calibrate_scale=args.calibrate_scale, score_factors=factors or None)
+    except (DatagenError, OSError) as error:
+        p.error(str(error))
+    return EXIT_OK
