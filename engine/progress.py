@@ -1,4 +1,4 @@
-"""Progress of long work on stderr, shared by `scacco analyse`, `scacco puzzles find` and
+"""Progress of long work on stderr, shared by `scacco analyse`, `scacco puzzles` and
 `scacco datagen`.
 
 On a terminal a bar is redrawn in place a few times a second; anywhere else (a pipe, a log

@@ -29,7 +29,7 @@ def parser() -> Parser:
 
     p = Parser(prog=PROG,
                description="Search every position of each game's main line and judge every "
-                           "move as lichess does (Win%%, accuracy, inaccuracies, mistakes, "
+                           "move as lichess does (Win%, accuracy, inaccuracies, mistakes, "
                            "blunders); a report per game on stdout, progress on stderr.")
     p.add_argument("pgn", metavar="GAMES.pgn", help="the games to analyse")
     limit = p.add_mutually_exclusive_group()

@@ -15,7 +15,7 @@ def default_openings() -> str:
 
 def datagen(argv) -> int:
     from ...engine.datagen import (DEFAULT_CHESS960_SHARE, DEFAULT_NODES, DEFAULT_RANDOM_PLIES,
-                                   DatagenError, generate)
+                                   MAX_RANDOM_PLIES, DatagenError, generate)
 
     p = Parser(prog="scacco datagen",
                description="Self-play training positions for the neural evaluation: quiet "
@@ -29,7 +29,7 @@ def datagen(argv) -> int:
     p.bounded("--nodes", low=1, high=MAX_NODES, default=DEFAULT_NODES, metavar="N",
               help=f"nodes per move (default {DEFAULT_NODES})")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the starts and random plies (default 0)")
-    p.bounded("--random-plies", low=0, high=200, default=DEFAULT_RANDOM_PLIES, metavar="K",
+    p.bounded("--random-plies", low=0, high=MAX_RANDOM_PLIES, default=DEFAULT_RANDOM_PLIES, metavar="K",
               help=f"random legal moves after the opening (default {DEFAULT_RANDOM_PLIES})")
     p.add_argument("--chess960-share", type=float, default=DEFAULT_CHESS960_SHARE, metavar="F",
                    help=f"share of games from a Chess960 start (default {DEFAULT_CHESS960_SHARE})")
