@@ -251,19 +251,26 @@ def _network(path: str, crc: int):
     return _networks[key]
 
 
+def _ended_by_rule(board: Board) -> bool:
+    """Is the game over by a draw rule in this position (ext/datagen.pxi's step 1 for a
+    position with legal moves): insufficient material, fifty moves, a third occurrence?"""
+    return board.is_insufficient_material() or board.halfmove_clock >= 100 or board.repetitions() >= 2
+
+
 def play_game(index: int, start_fen: str, chess960: bool, random_seed: int, random_plies: int,
               nodes: int, network: Optional[Tuple[str, int]] = None) -> GameRecord:
-    """Game `index`: random_plies random legal moves from start_fen (fewer if the game ends),
-    then self-play at `nodes` per move, evaluating with the network (path, CRC-32 of the file)
-    or, without one, the classical evaluation.  A plain function of its arguments, for the
-    batch runner (worker processes or Ray)."""
+    """Game `index`: random_plies random legal moves from start_fen (fewer if the game ends
+    by rule first: no move is played after its end), then self-play at `nodes` per move,
+    evaluating with the network (path, CRC-32 of the file) or, without one, the classical
+    evaluation.  A plain function of its arguments, for the batch runner (worker processes or
+    Ray)."""
     board = Board(start_fen, chess960=chess960)
     rng = random.Random(random_seed)
     random_moves = []
     for _ in range(random_plies):
         codes = board.legal_move_codes()
-        if not codes:
-            break
+        if not codes or _ended_by_rule(board):
+            break               # the self-play below says how it ended
         code = codes[rng.randrange(len(codes))]
         random_moves.append(board.move_uci(code))
         board.push_code(code)

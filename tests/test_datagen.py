@@ -71,25 +71,39 @@ def check_records(game):
     return boards
 
 
-def check_outcome(game, final):
-    """A game that ended by rule ended as python-chess says; any other ended before the rules."""
+def rule_ends(board):
+    """The rules that end the game in this python-chess position, in the order the laws give
+    them precedence (a checkmate on the hundredth half-move is a checkmate)."""
+    ends = []
+    if board.is_checkmate():
+        ends.append("checkmate")
+    if board.is_stalemate():
+        ends.append("stalemate")
+    if board.is_insufficient_material():
+        ends.append("insufficient material")
+    if board.halfmove_clock >= 100 and not board.is_checkmate():
+        ends.append("fifty moves")
+    if board.is_repetition(3):
+        ends.append("threefold repetition")
+    return ends
+
+
+def check_outcome(game, boards):
+    """The game ran to its first rule end and no further: no position before its last one
+    (random plies included) ends the game by rule, as python-chess says; a game that ended by
+    rule ended by one that holds in its final position, with python-chess's result; any other
+    ended before the rules."""
+    final = boards[-1]
+    for ply, board in enumerate(boards[:-1]):
+        assert rule_ends(board) == [], (game.start_fen, ply, board.fen(), rule_ends(board))
     if game.termination in RULE_ENDS:
+        assert game.termination == rule_ends(final)[0], (final.fen(), game.termination)
         outcome = final.outcome(claim_draw=True)
         assert outcome is not None, (final.fen(), game.termination)
         expected = 0 if outcome.winner is None else (1 if outcome.winner else -1)
         assert game.result == expected
-        if game.termination == "checkmate":
-            assert final.is_checkmate()
-        elif game.termination == "stalemate":
-            assert final.is_stalemate()
-        elif game.termination == "insufficient material":
-            assert final.is_insufficient_material()
-        elif game.termination == "fifty moves":
-            assert final.halfmove_clock >= 100
-        else:
-            assert final.is_repetition(3)
     else:
-        assert final.outcome() is None, (final.fen(), game.termination)
+        assert rule_ends(final) == [], (final.fen(), game.termination)
         assert game.termination in {"adjudicated win", "adjudicated draw", "max length"}
         if game.termination != "adjudicated win":
             assert game.result == 0
@@ -102,8 +116,7 @@ def test_games_from_openings_and_chess960_replay_in_python_chess(openings):
     for index in range(12):
         fen, chess960, random_seed = game_start(index, settings, fens)
         game = play_game(index, fen, chess960, random_seed, 8, NODES)
-        final = check_records(game)[-1]
-        check_outcome(game, final)
+        check_outcome(game, check_records(game))
         kinds.add(chess960)
         assert game.positions > 0
     assert kinds == {True, False}
@@ -114,8 +127,7 @@ def test_games_from_endgames_end_as_python_chess_says(name):
     lines = [line.strip() for line in shared_file(name).read_text().splitlines() if line.strip()]
     for index, fen in enumerate(lines[:6]):
         game = play_game(index, fen, False, 0, 0, NODES)
-        final = check_records(game)[-1]
-        check_outcome(game, final)
+        check_outcome(game, check_records(game))
 
 
 def test_a_mate_in_one_is_played_and_not_recorded():
@@ -309,12 +321,66 @@ def test_numpy_view_matches_the_decoder(whole):
         [sum(c.isalpha() for c in p.fen.split()[0]) for p in positions]
 
 
+# A perpetual check: White, a queen and two rooks down, checks with Qh6+ and Qg6+, and each
+# of Black's answers is its only legal move (Kg8, Kh8); any other White move lets Black mate.
+PERPETUAL = "1r3r1k/8/6Q1/8/8/q7/8/7K w - - 0 1"
+
+
+def test_a_repetition_ends_the_game_when_it_occurs_the_third_time():
+    game = play_game(0, PERPETUAL, False, 0, 0, 2000)
+    boards = check_records(game)
+    check_outcome(game, boards)
+    assert game.termination == "threefold repetition" and game.result == 0
+    assert boards[-1].is_repetition(3) and not boards[-2].is_repetition(3)
+    for board, move in zip(boards[1::2], game.moves[1::2]):
+        assert [m.uci() for m in board.legal_moves] == [move]       # Black's forced replies
+
+
+@pytest.mark.parametrize("fen,random_plies,end", [
+    ("8/8/4k3/8/8/3K4/8/7R w - - 99 80", 6, "fifty moves"),   # the first random move ends it
+    ("8/8/4k3/8/8/3K4/8/8 w - - 0 1", 4, "insufficient material"),  # ended before any move
+    ("7k/5Q2/8/8/8/8/8/6K1 b - - 0 1", 4, "stalemate"),        # no random move to play
+])
+def test_random_plies_stop_at_the_first_rule_end(fen, random_plies, end):
+    game = play_game(0, fen, False, 12345, random_plies, NODES)
+    boards = check_records(game)
+    check_outcome(game, boards)
+    assert game.termination == end and game.moves == [] and game.records == b""
+    assert len(game.random_moves) == (1 if end == "fifty moves" else 0)
+
+
+@pytest.mark.parametrize("fen", [
+    "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",     # White a queen up
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR b KQkq - 0 1",     # the same, colours swapped
+])
+def test_a_records_score_has_the_side_to_moves_sign(fen):
+    # A queen up (python-chess's material count: 39 against 30) is worth several hundred
+    # centipawns to the side that has it: positive when it is to move, negative when the
+    # other side is, record after record, whichever colour has it.
+    board = chess.Board(fen)
+    strong = board.turn
+    material = {colour: sum(len(board.pieces(kind, colour)) * value
+                            for kind, value in ((chess.PAWN, 1), (chess.KNIGHT, 3), (chess.BISHOP, 3),
+                                                (chess.ROOK, 5), (chess.QUEEN, 9)))
+                for colour in chess.COLORS}
+    assert material[strong] - material[not strong] == 9
+    game = play_game(0, fen, False, 0, 0, NODES)
+    check_records(game)
+    positions = [decode_record(game.records[i:i + RECORD_BYTES])
+                 for i in range(0, len(game.records), RECORD_BYTES)]
+    opening = [p for p in positions if p.ply < 6]
+    assert {chess.Board(p.fen).turn for p in opening} == {chess.WHITE, chess.BLACK}
+    for p in opening:
+        to_move = chess.Board(p.fen).turn
+        assert (p.score > 300) if to_move == strong else (p.score < -300), (p.ply, p.score)
+        assert p.result == (1 if to_move == strong else -1)
+
+
 def test_the_fifty_move_rule_ends_a_game_as_python_chess_says():
     fen = "8/8/4k3/8/8/3K4/8/7R w - - 99 80"       # any rook or king move completes fifty moves
     game = play_game(0, fen, False, 0, 0, NODES)
-    final = check_records(game)[-1]
     assert game.termination == "fifty moves" and len(game.moves) == 1
-    check_outcome(game, final)
+    check_outcome(game, check_records(game))
 
 
 def test_ray_gives_the_file_of_one_run(whole, tmp_path, openings):
