@@ -81,8 +81,9 @@ from .board import Board
 from .nnue import NetworkError, parse_network
 from .progress import Progress
 
-__all__ = ["DatagenError", "DatagenInterrupted", "Settings", "GameRecord", "TrainingPosition",
-           "play_game", "game_start", "chess960_fen", "read_openings", "generate",
+__all__ = ["DatagenError", "DatagenInterrupted", "FileDamaged", "Settings", "GameRecord",
+           "TrainingPosition", "play_game", "game_start", "chess960_fen", "read_openings",
+           "read_input_file", "generate",
            "read_positions", "read_settings", "decode_record", "end_mark", "load_numpy",
            "RECORD_BYTES", "HEADER_BYTES", "VERSION", "ADJUDICATION", "DEFAULT_NODES",
            "DEFAULT_RANDOM_PLIES", "DEFAULT_CHESS960_SHARE"]
