@@ -4,6 +4,7 @@ fresh UCI engine process (the `engine` fixture, which a module may override).
 The perft files and other data live outside the repository, in a `shared/` folder that is a
 sibling of the repository root (CI clones the repo next to it).  SCACCO_SHARED overrides that.
 """
+import inspect
 import os
 from pathlib import Path
 
@@ -72,15 +73,34 @@ def engine():
 # SCACCO_TEST_THREADS=N runs the tests' searchers with N threads (Lazy SMP) unless a test asks
 # for a count: the search tests under the debug build with several threads look for races on
 # the shared table.  Tests whose assertions need one thread's determinism are marked
-# `single_thread` and skipped then.
+# `single_thread` and skipped then.  tests/test_threads.py checks that the mode took.
 TEST_THREADS = int(os.environ.get("SCACCO_TEST_THREADS", "1") or "1")
+
+
+def set_parameter_default(function, name: str, value) -> None:
+    """Give `function`'s parameter `name` the default `value`, found by name (positional
+    defaults are stored by position from the end, keyword-only ones in a dict), leaving
+    every other default as it is.
+
+    :raises TypeError: when the function has no such parameter, or it has no default."""
+    parameter = inspect.signature(function).parameters.get(name)
+    if parameter is None or parameter.default is inspect.Parameter.empty:
+        raise TypeError(f"{function.__qualname__} has no parameter {name!r} with a default")
+    if parameter.kind is inspect.Parameter.KEYWORD_ONLY:
+        function.__kwdefaults__ = {**function.__kwdefaults__, name: value}
+        return
+    code = function.__code__
+    positional = code.co_varnames[:code.co_posonlyargcount + code.co_argcount]
+    defaults = list(function.__defaults__)
+    defaults[positional.index(name) - (len(positional) - len(defaults))] = value
+    function.__defaults__ = tuple(defaults)
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "single_thread: needs the determinism of one search thread")
     if TEST_THREADS > 1:
         from scacco.engine.search import Searcher
-        Searcher.__init__.__defaults__ = (16, TEST_THREADS)
+        set_parameter_default(Searcher.__init__, "threads", TEST_THREADS)
 
 
 def pytest_collection_modifyitems(config, items):

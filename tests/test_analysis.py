@@ -20,6 +20,7 @@ from scacco.engine.analysis import (REVIEW_BORDER, Budget, analyse_game, analyse
                                     game_report)
 from scacco.engine.batch import Failure, run_local
 from scacco.engine.pgn import read_game
+from scacco.engine.search import Searcher
 from scacco.uci.__main__ import main
 
 NODES = 3000
@@ -39,6 +40,17 @@ SHORT = """[Event "short"]
 [Result "*"]
 
 1. d4 d5 2. c4 e6 3. Nc3 Nf6 4. Bg5 Be7 5. e3 Ne4 6. Bxe7 Qxe7 7. Nxe4 dxe4 8. Qa4+ *
+"""
+
+# The Italian trap played out badly for White: 4. Nxe5? and 5. Nxf7?? lose material to the queen,
+# and 7. Be2?? allows mate in one (Nf3#, python-chess checks it): moves judged at any budget,
+# by the winning-chance rule and by a mate rule.
+TRAP = """[Event "trap"]
+[White "G"]
+[Black "H"]
+[Result "*"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bc4 Nd4 4. Nxe5 Qg5 5. Nxf7 Qxg2 6. Rf1 Qxe4+ 7. Be2 *
 """
 
 BAD = """[Event "bad"]
@@ -81,10 +93,53 @@ def test_walking_into_mate_in_one_is_a_blunder():
     assert "3... Nf6?? (#1) Best: " in game_report(analysis)
 
 
+def ceiled_cp(evaluation):
+    # White's centipawns ceiled to +-1000, a mate (or a mate on the board) as the ceiling
+    if evaluation.mate is not None:
+        side = evaluation.mate > 0 if evaluation.mate else evaluation.winner
+        return 1000 if side else -1000
+    return max(-1000, min(1000, evaluation.cp))
+
+
+def lichess_win_percent(evaluation):
+    # lichess's WinPercent.fromCentiPawns on the ceiled centipawns (fromMate: the ceiling)
+    return 50 + 50 * winning_chances(ceiled_cp(evaluation))
+
+
+def lichess_judgement(before, after, white):
+    """lichess's Advice on two White's-view evaluations: CpAdvice when both are centipawns (the
+    mover's drop in winning chances, raw centipawns, against 0.3 / 0.2 / 0.1), else MateAdvice
+    (a mate walked into, softened below -700 and -999 before; a mate of the mover's lost,
+    softened above +700 and +999 after), as (judgement, mate sequence)."""
+    def mover(evaluation):
+        # (centipawns or None, mate sign or None) from the mover's view; a mate on the board
+        # counts for its winner
+        if evaluation.mate is None:
+            return (evaluation.cp if white else -evaluation.cp), None
+        side = (evaluation.mate > 0) if evaluation.mate else evaluation.winner
+        return None, (1 if side == white else -1)
+
+    (cp_before, mate_before), (cp_after, mate_after) = mover(before), mover(after)
+    if mate_before is None and mate_after is None:
+        fall = winning_chances(cp_before) - winning_chances(cp_after)
+        return ("blunder" if fall >= 0.3 else "mistake" if fall >= 0.2 else
+                "inaccuracy" if fall >= 0.1 else None), None
+    if mate_before is None and mate_after == -1:
+        prev = cp_before
+        return ("inaccuracy" if prev < -999 else "mistake" if prev < -700 else "blunder",
+                acc.MATE_CREATED)
+    if mate_before == 1 and mate_after != 1:
+        nxt = cp_after if cp_after is not None else 0
+        return ("inaccuracy" if nxt > 999 else "mistake" if nxt > 700 else "blunder",
+                acc.MATE_LOST)
+    return None, None
+
+
 def test_facts_per_move_agree_with_python_chess_and_the_formulas():
-    analysis = analyse_game(read(SHORT), Budget(nodes=NODES))
+    analysis = analyse_game(read(TRAP), Budget(nodes=NODES))
     board = chess.Board()
-    assert len(analysis.moves) == 15
+    assert len(analysis.moves) == 13
+    judged = []
     for index, move in enumerate(analysis.moves):
         assert move.ply == index and move.white == (board.turn == chess.WHITE)
         assert move.move_number == board.fullmove_number
@@ -97,25 +152,30 @@ def test_facts_per_move_agree_with_python_chess_and_the_formulas():
         # the evaluation after a move is the one before the next
         if index + 1 < len(analysis.moves):
             assert analysis.moves[index + 1].before == move.after
-        # Win% and accuracy by hand from the reported centipawns (White's view)
-        before, after = move.before.cp, move.after.cp
-        assert move.win_before == pytest.approx(50 + 50 * winning_chances(max(-1000, min(1000, before))), abs=0.01)
-        assert move.win_after == pytest.approx(50 + 50 * winning_chances(max(-1000, min(1000, after))), abs=0.01)
+        # Win% and accuracy by hand from the recorded evaluations (White's view)
+        win_before, win_after = lichess_win_percent(move.before), lichess_win_percent(move.after)
+        assert move.win_before == pytest.approx(win_before, abs=0.01)
+        assert move.win_after == pytest.approx(win_after, abs=0.01)
         mine = (lambda w: w) if move.white else (lambda w: 100 - w)
-        drop = mine(move.win_before) - mine(move.win_after)
+        drop = mine(win_before) - mine(win_after)
         expected = 100.0 if drop <= 0 else max(0.0, min(100.0, 103.1668 * math.exp(-0.04354 * drop) - 3.1669))
         assert move.accuracy == pytest.approx(expected, abs=0.05)
-        # the class by hand from the mover's drop in winning chances
-        fall = winning_chances(before) - winning_chances(after)
-        fall = fall if move.white else -fall
-        expected_class = (None if move.uci == move.best_uci else
-                          "blunder" if fall >= 0.3 else "mistake" if fall >= 0.2 else
-                          "inaccuracy" if fall >= 0.1 else None)
-        assert move.judgement == expected_class
-        clamp = lambda cp: max(-1000, min(1000, cp))  # noqa: E731
-        loss = clamp(before) - clamp(after) if move.white else clamp(after) - clamp(before)
+        # the judgement by lichess's rules; the engine's own choice is not judged
+        expected_verdict = ((None, None) if move.uci == move.best_uci else
+                            lichess_judgement(move.before, move.after, move.white))
+        assert (move.judgement, move.mate_sequence) == expected_verdict, move.san
+        if move.judgement is not None:
+            judged.append((move.san, move.judgement, move.mate_sequence))
+        # the centipawn loss on the ceiled evaluations, mover's view
+        before, after = ceiled_cp(move.before), ceiled_cp(move.after)
+        loss = before - after if move.white else after - before
         assert move.cp_loss == max(0, min(1000, loss))
         board.push_uci(move.uci)
+    # moves were judged, by both rules: 7. Be2 walks into a mate in one
+    assert any(sequence is None for _, _, sequence in judged)
+    assert ("Be2", acc.BLUNDER, acc.MATE_CREATED) in judged
+    board.push_san("Nf3")
+    assert board.is_checkmate()
     white_losses = [m.cp_loss for m in analysis.moves if m.white]
     assert analysis.white.acpl == round(sum(white_losses) / len(white_losses))
 
@@ -297,12 +357,32 @@ def test_a_mate_rule_still_judging_after_the_second_look_gets_a_third():
     assert analysis.moves[12].mate_sequence is None
 
 
-def test_same_result_with_a_reused_searcher_and_across_processes():
-    first = analyse_pgn(SHORT, Budget(nodes=NODES), 1)
-    # a process that analysed another game before gets the same answer (cleared table)
-    analyse_pgn(SCHOLAR, Budget(nodes=NODES), 1)
-    again = analyse_pgn(SHORT, Budget(nodes=NODES), 1)
-    assert again.to_dict() == first.to_dict()
+class CountingSearcher(Searcher):
+    """A Searcher that counts the searches asked of it."""
+
+    searches = 0
+
+    def search(self, *args, **kwargs):
+        self.searches += 1
+        return super().search(*args, **kwargs)
+
+
+def test_a_reused_searcher_gives_the_results_of_a_fresh_one():
+    # Each game analysed with a searcher of its own, then all of them, and the first again,
+    # with one searcher that has searched the games before (its table and histories are
+    # cleared at a game's start): the same results, and that one searcher did every search.
+    fresh = {name: analyse_game(read(text), Budget(nodes=NODES)).to_dict()
+             for name, text in (("short", SHORT), ("trap", TRAP), ("scholar", SCHOLAR))}
+    searcher = CountingSearcher(Budget().hash_mb)
+    for name, text in (("short", SHORT), ("trap", TRAP), ("scholar", SCHOLAR), ("short", SHORT)):
+        game = read(text)
+        before = searcher.searches
+        analysis = analyse_game(game, Budget(nodes=NODES), searcher=searcher)
+        assert analysis.to_dict() == fresh[name], name
+        assert searcher.searches - before >= len(game.moves), name     # a search a position
+
+
+def test_same_result_across_processes():
     items = [(SHORT, Budget(nodes=NODES), 1), (BAD, Budget(nodes=NODES), 2),
              (SCHOLAR, Budget(nodes=NODES), 3)]
     one = list(run_local(analyse_pgn, items, jobs=1))
@@ -311,7 +391,52 @@ def test_same_result_with_a_reused_searcher_and_across_processes():
     assert "game 2" in str(two[1].error)
     for a, b in ((one[0], two[0]), (one[2], two[2])):
         assert a.to_dict() == b.to_dict()
-    assert one[0].to_dict() == first.to_dict()
+    assert one[0].to_dict() == analyse_game(read(SHORT), Budget(nodes=NODES)).to_dict()
+
+
+def test_one_move_judged_end_to_end_with_numbers_worked_by_hand():
+    # The searches are scripted (ScriptedSearcher, classical scale: CP_SCALE = 100 / 128.3,
+    # engine/accuracy.py), at every budget alike so the extra looks change nothing.  Before
+    # 4. Bg5 (position 6, White to move) the search says +128, normalised round(99.77) = +100;
+    # after it (position 7, Black to move) Black's +257, round(200.31) = 200, White's -200.
+    # Every other position is 0, and the scripted best move is never the one played.
+    game = read(SHORT)
+    board = chess.Board()
+    fens = [board.fen()]
+    for move in game.moves:
+        board.push_uci(move.uci)
+        fens.append(board.fen())
+    scores = {fens[6]: (128,), fens[7]: (257,)}
+    analysis = analyse_game(game, Budget(nodes=NODES), searcher=ScriptedSearcher(scores))
+    bg5 = analysis.moves[6]
+    assert (bg5.san, bg5.white, bg5.before, bg5.after) == ("Bg5", True, acc.Eval(cp=100), acc.Eval(cp=-200))
+    # lichess's winning chances, 2 / (1 + exp(-0.00368208 cp)) - 1:
+    #   +100: 2 / (1 + exp(-0.368208)) - 1 = 2 / 1.691973 - 1 = +0.182052
+    #   -200: 2 / (1 + exp(+0.736416)) - 1 = 2 / 3.088437 - 1 = -0.352423
+    # Win% = 50 + 50 chances: 59.1026 before, 32.3788 after, a drop of 26.7238 for White;
+    # accuracy = 103.1668 exp(-0.04354 * 26.7238) - 3.1669 = 103.1668 * 0.312375 - 3.1669
+    #          = 29.0598; the drop in chances, 0.182052 + 0.352423 = 0.534475 >= 0.3: a blunder;
+    # the centipawn loss 100 - (-200) = 300.
+    assert (bg5.win_before, bg5.win_after) == (59.10, 32.38)
+    assert bg5.accuracy == 29.06
+    assert (bg5.judgement, bg5.mate_sequence, bg5.cp_loss) == ("blunder", None, 300)
+    assert bg5.advice().startswith("Blunder.")
+    # 3... Nf6 before it: Black from 0 to White's +100, Win% 50 -> 100 - 59.1026 = 40.8974,
+    # a drop of 9.1026: accuracy 103.1668 exp(-0.396327) - 3.1669 = 103.1668 * 0.672787
+    # - 3.1669 = 66.2424; chances 0 -> -0.182052, a drop of 0.182052 >= 0.1: an inaccuracy.
+    nf6 = analysis.moves[5]
+    assert (nf6.san, nf6.white, nf6.win_before, nf6.win_after) == ("Nf6", False, 50.0, 59.10)
+    assert (nf6.accuracy, nf6.judgement, nf6.cp_loss) == (66.24, "inaccuracy", 100)
+    # 4... Be7 after it: Black from +200 (its view) to 0: Win% 67.6212 -> 50, a drop of
+    # 17.6212: accuracy 103.1668 * exp(-0.767226) - 3.1669 = 103.1668 * 0.464299 - 3.1669
+    # = 44.7334; chances +0.352423 -> 0: a blunder.
+    be7 = analysis.moves[7]
+    assert (be7.san, be7.win_before, be7.win_after) == ("Be7", 32.38, 50.0)
+    assert (be7.accuracy, be7.judgement, be7.cp_loss) == (44.73, "blunder", 200)
+    # the other moves are 0 -> 0: accuracy 100, not judged
+    others = [m for m in analysis.moves if m.ply not in (5, 6, 7)]
+    assert all((m.accuracy, m.judgement, m.cp_loss) == (100.0, None, 0) for m in others)
+    assert (analysis.white.blunders, analysis.black.blunders, analysis.black.inaccuracies) == (1, 1, 1)
 
 
 def test_annotated_pgn_reads_back_in_python_chess():

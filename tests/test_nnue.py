@@ -1,6 +1,8 @@
-"""The neural evaluation (issue 13): accumulators kept by make/unmake equal a full refresh, the
-integer network agrees with the float one, bad network files are refused, EvalFile and Use
-NNUE over UCI.  None of this needs PyTorch; the trainer's own test is skipped without it."""
+"""The neural evaluation: accumulators kept by make/unmake equal a full refresh, the integer
+network agrees with the float one, bad network files are refused, EvalFile and Use NNUE over
+UCI.  Only the trainer's tests need PyTorch (the train extra): they are skipped without it,
+except on CI (the CI variable set), where .ci/run installs it and a missing torch fails them."""
+import os
 import random
 import struct
 import zlib
@@ -42,6 +44,18 @@ def net_bytes(weights):
 @pytest.fixture(scope="module")
 def network(net_bytes):
     return nnue.parse_network(net_bytes)
+
+
+def require_torch():
+    """PyTorch for the trainer's tests: a skip without it, a failure on CI (which installs the
+    train extra, so a skip there would hide that the trainer was never run)."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        message = "the trainer needs PyTorch (pip install -e '.[train]')"
+        if os.environ.get("CI"):
+            pytest.fail(f"{message}; CI installs the train extra", pytrace=False)
+        pytest.skip(message)
 
 
 def start_positions():
@@ -127,14 +141,39 @@ def test_accumulators_survive_the_state_stack_growing(network):
         assert board.accumulator_check() == (True, 0), i
 
 
-def test_search_with_network_in_threads_matches_static_evaluation(network):
-    """A search with the network in two threads ends with a legal move; the evaluation the
-    search's board path uses equals the from-scratch one on positions reached by moves."""
-    searcher = Searcher(16, threads=2)
+# White in check from the bishop d5 has one legal move, Kg1; then Black has no capture and no
+# check (python-chess says so in the test), so a depth-1 search scores the root as minus the
+# static evaluation of the position after Kg1, and nothing else.
+ONE_MOVE_FEN = "1k6/8/8/3b4/8/8/7P/7K w - - 0 1"
+
+
+def test_search_with_network_in_threads_scores_with_the_network(network):
+    """A search with the network in several threads evaluates with the network: at depth 1
+    the score is minus the network's from-scratch evaluation of the one position it leads to
+    (Board.network_evaluation), for the main thread and for every helper that completed the
+    iteration, and not the classical evaluation's; deeper searches end with legal moves, after
+    a change of the thread count too."""
+    reference = chess.Board(ONE_MOVE_FEN)
+    assert [m.uci() for m in reference.legal_moves] == ["h1g1"]
+    reference.push_uci("h1g1")
+    assert not reference.is_check()
+    assert not [m for m in reference.legal_moves if reference.is_capture(m) or reference.gives_check(m)]
+    after = Board(reference.fen())
+    expected = -after.network_evaluation(network)[0]
+    assert expected != -evaluate(after)          # the two evaluations tell apart here
+    board = Board(ONE_MOVE_FEN)
+    for threads in (2, 4):
+        searcher = Searcher(16, threads=threads)
+        searcher.set_network(network)
+        result = searcher.search(board, depth=1)
+        assert (result.best_move, result.score) == ("h1g1", expected), threads
+        for depth, _, score, _, _ in searcher._core.thread_results():
+            assert (depth, score) == (1, expected), threads
+    searcher.set_network(None)
+    assert searcher.search(board, depth=1).score == -evaluate(after)
     searcher.set_network(network)
     board = Board("r3k2r/pp3ppp/2n5/3pP3/8/2N5/PPP2PPP/R3K2R w KQkq d6 0 1")
-    result = searcher.search(board, depth=7)
-    assert result.best_move in board.legal_moves()
+    assert searcher.search(board, depth=7).best_move in board.legal_moves()
     searcher.set_threads(3)             # new helpers get accumulators of their own
     assert searcher.search(board, depth=6).best_move in board.legal_moves()
     searcher.set_network(None)
@@ -463,7 +502,7 @@ def test_decoded_features_match_the_positions_of_a_data_file(tmp_path):
 
 
 def test_trainer_is_deterministic_and_its_net_loads(tmp_path):
-    pytest.importorskip("torch", reason="the trainer needs PyTorch (pip install -e '.[train]')")
+    require_torch()
     from scacco.engine.nnue_train import train
     import io
 
@@ -482,7 +521,7 @@ def test_trainer_is_deterministic_and_its_net_loads(tmp_path):
 def test_trainer_goes_on_from_the_float_weights_of_an_earlier_run(tmp_path):
     """--init: with a learning rate of 0 the net trained from an earlier run's weights is that
     run's net, byte for byte; weights of another hidden size are refused with the reason."""
-    pytest.importorskip("torch", reason="the trainer needs PyTorch (pip install -e '.[train]')")
+    require_torch()
     from scacco.engine.datagen import DatagenError
     from scacco.engine.nnue_train import train
     import io
@@ -523,7 +562,7 @@ def test_the_trainer_fits_the_output_scale_on_its_held_out_positions(tmp_path):
     """--calibrate-scale: the header's scale is 400 times the least-squares factor between the
     held-out positions' scores and the float net's evaluations (worked out here with numpy's
     lstsq), and the weights are those of the uncalibrated run."""
-    pytest.importorskip("torch", reason="the trainer needs PyTorch (pip install -e '.[train]')")
+    require_torch()
     import io
     import torch
     from scacco.engine.nnue_train import train
@@ -560,7 +599,7 @@ def test_checkpoint_of_an_older_trainer_is_exported_with_the_data_it_was_trained
     """A checkpoint without calibration positions (written before they were kept) is exported
     from the data files named with it, to the very file training wrote; without them the
     export is refused with the reason."""
-    pytest.importorskip("torch", reason="the trainer needs PyTorch (pip install -e '.[train]')")
+    require_torch()
     import io
     import torch
     from scacco.engine.datagen import DatagenError

@@ -1,8 +1,10 @@
 """The reproductions of the reliability review (every limit and stop obeyed, no impossible
 score, no state shared between searches), each as a test.
 
-The bounds on time here are hang bounds, generous for a shared machine: they tell a search
-that obeys its limit (milliseconds late at most) from one that ignores it (seconds late).
+No test here times anything: an answer that does not come is caught by the timeout of the
+wait for it (HANG_TIMEOUT of tests/uci_client.py unless said), generous for a shared machine,
+so a late answer on a loaded machine passes and only a hang (or a limit ignored for many
+times its length) fails.
 """
 import random
 import threading
@@ -16,7 +18,7 @@ from scacco.engine.levels import level_for_elo, play_weakened
 from scacco.engine.puzzles import MAX_MATE_MOVES
 from scacco.engine.search import Searcher, StopToken
 from scacco.ext._core import MateSearch
-from uci_client import UciProcess
+from uci_client import HANG_TIMEOUT, UciProcess
 
 KPK = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
 
@@ -25,19 +27,15 @@ def legal(fen: str, move: str) -> bool:
     return chess.Move.from_uci(move) in chess.Board(fen).legal_moves
 
 
-def timed_bestmove(engine, command: str, timeout: float = 20.0):
-    start = time.monotonic()
-    lines = engine.bestmove(command, timeout)
-    return lines, time.monotonic() - start
-
-
 # -- 1. go mate obeys movetime and stop ------------------------------------------------------
 
-def test_go_mate_obeys_movetime(engine):
-    engine.send(f"position fen {KPK}")
-    lines, elapsed = timed_bestmove(engine, "go movetime 1000 mate 22")
-    assert elapsed < 3.0, elapsed            # was 12 s (the proof ignored the clock)
-    assert legal(KPK, lines[-1].split()[1])
+@pytest.mark.parametrize("fen,mate", [(KPK, 22), (chess.STARTING_FEN, 12)])
+def test_go_mate_obeys_movetime(engine, fen, mate):
+    # A proof that ignored the clock ran to its end: 12 s for KPK's mate in 22, and from the
+    # start position a proof of mate in 12 would never end (the wait's timeout catches that).
+    engine.send(f"position fen {fen}")
+    lines = engine.bestmove(f"go movetime 1000 mate {mate}")
+    assert legal(fen, lines[-1].split()[1])
 
 
 @pytest.mark.parametrize("delay_ms", [0, 1, 2, 3, 4, 6, 10, 50])
@@ -45,10 +43,8 @@ def test_a_stop_right_after_go_mate_is_never_lost(engine, delay_ms):
     engine.send(f"position fen {KPK}")
     engine.send("go mate 22")
     time.sleep(delay_ms / 1000)
-    start = time.monotonic()
     engine.send("stop")
-    lines = engine.read_until(lambda line: line.startswith("bestmove"), 10)
-    assert time.monotonic() - start < 2.0
+    lines = engine.read_until(lambda line: line.startswith("bestmove"))    # a lost stop hangs
     assert legal(KPK, lines[-1].split()[1])
     assert not [line for line in lines if "search failed" in line]
 
@@ -85,15 +81,13 @@ def test_go_mate_reports_its_nodes(engine):
 def test_stop_ends_perft_and_bench_and_the_engine_keeps_answering(engine, work):
     engine.send(work)
     time.sleep(0.2)
-    start = time.monotonic()
-    engine.send("isready")                    # during the work: answered at once
-    engine.read_until(lambda line: line == "readyok", 5)
-    assert time.monotonic() - start < 1.0
+    # during the work (minutes long): answered while it runs, not after it
+    engine.send("isready")
+    engine.read_until(lambda line: line == "readyok")
     engine.send("stop")
     engine.send("ucinewgame")
     engine.send("isready")
-    engine.read_until(lambda line: line == "readyok", 5)
-    assert time.monotonic() - start < 2.0
+    engine.read_until(lambda line: line == "readyok")
     lines = engine.bestmove("go depth 1")
     assert legal(chess.STARTING_FEN, lines[-1].split()[1])
 
@@ -132,10 +126,8 @@ def test_quit_exits_during_long_work(work):
         process.ask("uci", "uciok")
         process.send(work)
         time.sleep(0.3)
-        start = time.monotonic()
         process.send("quit")
-        assert process.proc.wait(5) == 0
-        assert time.monotonic() - start < 2.0
+        assert process.proc.wait(HANG_TIMEOUT) == 0       # the work would run for minutes
 
 
 # -- 4. scores: mates that fit, wins that do not, never an internal value ---------------------

@@ -64,19 +64,9 @@ def test_hand_checked_lines_are_legal_and_their_mates_real():
 
 
 @pytest.mark.parametrize("fen,moves,expected", HAND_CHECKED)
-def test_hand_checked_themes_are_found(fen, moves, expected):
-    assert expected <= set(tag_puzzle(fen, moves.split())), (moves, tag_puzzle(fen, moves.split()))
-
-
-def test_hand_checked_precision_per_theme():
-    # Over the hand-checked set, every claimed theme reported is right at least 90% of times.
-    reported, right = Counter(), Counter()
-    for fen, moves, expected in HAND_CHECKED:
-        for theme in tag_puzzle(fen, moves.split()):
-            reported[theme] += 1
-            right[theme] += theme in expected
-    for theme, count in reported.items():
-        assert right[theme] / count >= 0.9, (theme, right[theme], count)
+def test_hand_checked_themes_are_found_and_nothing_else(fen, moves, expected):
+    # exactly the themes checked by hand: the queen trade holds none at all
+    assert set(tag_puzzle(fen, moves.split())) == expected, moves
 
 
 # --- python-chess reference detectors (lichess's definitions, written on python-chess) ----
@@ -193,15 +183,18 @@ def sample_puzzles():
 
 
 @pytest.mark.parametrize("theme", sorted(REFERENCES))
-def test_precision_against_python_chess_reference(theme):
+def test_detectors_agree_with_the_python_chess_references_on_every_puzzle(theme):
+    # precision and recall both 100%: the detector reports the theme exactly where the
+    # reference finds it, over the labelled puzzles and the first 400 of the collection
     reference = REFERENCES[theme]
-    reported = right = 0
+    found = missed = wrong = 0
     for fen, moves in sample_puzzles():
-        if theme in tag_puzzle(fen, moves):
-            reported += 1
-            right += reference(fen, moves)
-    assert reported > 0
-    assert right / reported >= 0.9, (theme, right, reported)
+        ours, theirs = theme in tag_puzzle(fen, moves), reference(fen, moves)
+        found += ours and theirs
+        wrong += ours and not theirs
+        missed += theirs and not ours
+    assert found > 0
+    assert (wrong, missed) == (0, 0), (theme, found, wrong, missed)
 
 
 def test_reference_detectors_agree_with_the_hand_checked_set():
@@ -231,9 +224,10 @@ def test_claimed_themes_precision_on_lichess_labels():
         if theme in tag_puzzle(row["FEN"], row["Moves"].split()):
             reported[theme] += 1
             right[theme] += row["HasTheme"] == "True"
+    # every theme reported is one lichess labels the puzzle with (the detectors do not find
+    # every labelled one: lichess's own tagger sees more of deflections and trapped pieces)
     assert sum(reported.values()) >= 20
-    for theme, count in reported.items():
-        assert right[theme] / count >= 0.9, (theme, right[theme], count)
+    assert right == reported, (right, reported)
 
 
 def test_unclaimed_themes_are_not_reported():

@@ -12,8 +12,8 @@ import pytest
 from scacco.engine import levels
 from scacco.engine.bench import BENCH_FENS
 from scacco.engine.board import Board
-from scacco.engine.search import MAX_THREADS, Searcher, StopToken
-from tests.conftest import shared_file
+from scacco.engine.search import MAX_THREADS, Searcher, StopToken, default_network
+from tests.conftest import TEST_THREADS, set_parameter_default, shared_file
 from tests.oracles import forces_mate
 
 
@@ -23,6 +23,31 @@ def assert_legal_line(fen, pv):
         move = chess.Move.from_uci(text)
         assert move in board.legal_moves, f"{fen}: illegal {text} in {pv}"
         board.push(move)
+
+
+def test_the_test_threads_mode_took():
+    # Under SCACCO_TEST_THREADS=N a searcher made without a count has N threads and every other
+    # default as before (the table size, the packaged network); without it, one thread.
+    searcher = Searcher()
+    assert searcher.threads == TEST_THREADS
+    assert searcher.hash_mb == 16 and searcher.network is default_network()
+    result = searcher.search(Board(BENCH_FENS[1]), depth=6)
+    assert chess.Move.from_uci(result.best_move) in chess.Board(BENCH_FENS[1]).legal_moves
+    assert Searcher(16, threads=2).threads == 2          # a count asked for is kept
+
+
+def test_a_default_is_set_by_the_parameter_name():
+    marker = object()
+
+    def made(hash_mb=16, threads=1, network=marker, *, name="x", depth=3):
+        return hash_mb, threads, network, name, depth
+
+    set_parameter_default(made, "threads", 4)
+    set_parameter_default(made, "depth", 9)
+    assert made() == (16, 4, marker, "x", 9)
+    assert made(8, network=None) == (8, 4, None, "x", 9)
+    with pytest.raises(TypeError):
+        set_parameter_default(made, "hash", 1)
 
 
 @pytest.mark.parametrize("count", [0, -1, MAX_THREADS + 1, 2.0, "2", True, None])
@@ -92,14 +117,29 @@ def test_many_threads_on_a_tiny_table_play_legal_moves_with_sound_scores():
 
 
 def test_node_counts_add_up_over_the_threads():
-    searcher = Searcher(16, threads=4)
+    # A depth-1 search of the start position is the same tree for every thread that completes
+    # it (nothing to capture, so no table entry can cut it short): the count reported is the
+    # single-threaded count once for the main thread and once more for each helper that
+    # completed (Searcher._core.thread_results lists those), plus what the others had begun.
+    fen = chess.STARTING_FEN
+    single = Searcher(16, threads=1).search(Board(fen), depth=1).nodes
+    assert not any(chess.Board(fen).generate_legal_captures())
+    helped = 0
+    for attempt in range(50):
+        searcher = Searcher(16, threads=4)
+        result = searcher.search(Board(fen), depth=1)
+        completed = len(searcher._core.thread_results())
+        assert single * (1 + completed) <= result.nodes <= single * 4, (attempt, completed)
+        helped += completed
+        if helped >= 3:
+            break
+    assert helped >= 3            # the helpers did run (50 tries guard a loaded machine)
+    # A deeper search: the count grows from line to line, and the helpers run on after the
+    # last line until they are stopped.
     infos = []
-    result = searcher.search(Board(BENCH_FENS[0]), depth=10, on_info=infos.append)
-    assert result.nodes >= infos[-1].nodes      # the helpers run on until they are stopped
+    result = Searcher(16, threads=4).search(Board(BENCH_FENS[0]), depth=10, on_info=infos.append)
     nodes = [info.nodes for info in infos]
-    assert nodes == sorted(nodes)
-    single = Searcher(16, threads=1).search(Board(BENCH_FENS[0]), depth=1)
-    assert result.nodes > single.nodes
+    assert nodes == sorted(nodes) and result.nodes >= nodes[-1]
 
 
 def test_a_node_limit_gives_the_single_threaded_answer():
