@@ -1,7 +1,7 @@
 # The alpha-beta search: principal variation search with a transposition table, quiescence,
 # null-move pruning, late move reductions, futility and SEE pruning, killers, history and
 # countermoves.  It runs entirely at C level, without the GIL; Python (engine/search.py)
-# calls search_root once per iteration (and aspiration re-search) and reads the results.
+# calls search_iteration_c once per iteration and reads the results.
 #
 # Threads (Lazy SMP).  With Threads > 1 the main thread (the Python driver's) is joined by
 # helper threads, each with a SearchData of its own (position, stacks, histories, pawn cache)
@@ -27,6 +27,68 @@ cdef enum:
     HISTORY_MAX = 16384
     MAX_SEARCH_THREADS = 512
 
+# ---------------------------------------------------------------------------------------------
+# Search parameters: every window, margin, depth bound and reduction of the search, named after
+# the ones in Ethereal's search.h (depths in plies, margins in the evaluation's centipawns).
+
+cdef enum:
+    # Aspiration windows: from WINDOW_DEPTH on, an iteration first searches +-WINDOW_SIZE
+    # around its line's previous score; each failure widens the window by half plus
+    # WINDOW_GROWTH (the failed side moves past the score, a fail low also lowers beta).
+    WINDOW_DEPTH = 5
+    WINDOW_SIZE = 15
+    WINDOW_GROWTH = 5
+    # Reverse futility ("beta") pruning: up to BETA_PRUNING_DEPTH, a node whose evaluation
+    # stands BETA_MARGIN per ply of depth (one ply less when improving) above beta fails high.
+    BETA_PRUNING_DEPTH = 8
+    BETA_MARGIN = 75
+    # Razoring ("alpha" pruning): up to ALPHA_PRUNING_DEPTH, a node whose evaluation is
+    # ALPHA_MARGIN + ALPHA_MARGIN_PER_DEPTH2 * depth^2 below alpha gets a quiescence look only.
+    ALPHA_PRUNING_DEPTH = 2
+    ALPHA_MARGIN = 200
+    ALPHA_MARGIN_PER_DEPTH2 = 250
+    # Null-move pruning from NULL_MOVE_PRUNING_DEPTH on, reduced by NULL_MOVE_REDUCTION plus a
+    # ply per NULL_MOVE_DEPTH_DIVISOR of depth plus a ply per NULL_MOVE_EVAL_DIVISOR of the
+    # evaluation above beta (at most NULL_MOVE_MAX_EVAL_REDUCTION); from
+    # NULL_MOVE_VERIFICATION_DEPTH on a cutoff is verified by a reduced normal search.
+    NULL_MOVE_PRUNING_DEPTH = 3
+    NULL_MOVE_REDUCTION = 3
+    NULL_MOVE_DEPTH_DIVISOR = 3
+    NULL_MOVE_EVAL_DIVISOR = 200
+    NULL_MOVE_MAX_EVAL_REDUCTION = 3
+    NULL_MOVE_VERIFICATION_DEPTH = 12
+    # Internal iterative reduction: from IIR_DEPTH on, a PV or cut node without a table move.
+    IIR_DEPTH = 4
+    # Late move pruning: after (LATE_MOVE_PRUNING_BASE + depth^2) / (2 - improving) moves the
+    # remaining quiet moves are skipped (checks excepted).
+    LATE_MOVE_PRUNING_BASE = 3
+    # Futility pruning of quiet moves: up to FUTILITY_PRUNING_DEPTH of reduced depth, a quiet
+    # move when the static evaluation plus FUTILITY_MARGIN_BASE + FUTILITY_MARGIN_PER_DEPTH
+    # per ply of reduced depth is still at or below alpha.
+    FUTILITY_PRUNING_DEPTH = 8
+    FUTILITY_MARGIN_BASE = 90
+    FUTILITY_MARGIN_PER_DEPTH = 90
+    # SEE pruning up to SEE_PRUNING_DEPTH: a quiet move that loses more than -SEE_QUIET_MARGIN
+    # per ply of reduced depth squared, a capture that loses more than -SEE_NOISY_MARGIN per ply.
+    SEE_PRUNING_DEPTH = 8
+    SEE_QUIET_MARGIN = -25
+    SEE_NOISY_MARGIN = -90
+    # Late move reductions from LMR_DEPTH on; a quiet move's history lowers (or raises) its
+    # reduction by a ply per LMR_HISTORY_DIVISOR.
+    LMR_DEPTH = 3
+    LMR_HISTORY_DIVISOR = 12000
+    # Quiescence delta pruning: a capture that cannot bring the score within QS_DELTA_MARGIN
+    # of alpha even after winning the piece.
+    QS_DELTA_MARGIN = 200
+    # History updates: a bonus of HISTORY_BONUS_SCALE * depth^2, the depth capped at
+    # HISTORY_BONUS_DEPTH.
+    HISTORY_BONUS_SCALE = 16
+    HISTORY_BONUS_DEPTH = 12
+
+# The late move reduction of the m-th move at depth d: LMR_BASE + ln(d) * ln(m) / LMR_DIVISOR.
+cdef double LMR_BASE = 0.8
+cdef double LMR_DIVISOR = 2.3
+
 # Values used by move ordering, SEE and delta pruning (not by the evaluation).
 cdef int SEE_VALUE[7]
 SEE_VALUE[:] = [0, 100, 320, 330, 500, 950, 0]
@@ -40,7 +102,7 @@ cdef void init_search_tables() noexcept nogil:
             if d == 0 or m == 0:
                 LMR_TABLE[d][m] = 0
             else:
-                LMR_TABLE[d][m] = <int>(0.8 + log(<double>d) * log(<double>m) / 2.3)
+                LMR_TABLE[d][m] = <int>(LMR_BASE + log(<double>d) * log(<double>m) / LMR_DIVISOR)
 
 ctypedef struct RootMove:
     Move move
@@ -79,6 +141,8 @@ ctypedef struct SearchData:
     StopState* token                  # the search's stop token (held by the SearchCore)
     int stop                          # 1 once this search must end (node limit or token)
     void* root_move_callback          # a Python callable (owned by the SearchCore) or NULL
+    void* window_callback             # a Python callable (owned by the SearchCore) or NULL
+    int line_scores[MAX_MOVES]        # each MultiPV line's score in the last iteration
     int check_countdown               # nodes until the next clock reading
     int check_interval                # nodes between clock readings (see check_clock)
     double last_check_ms
@@ -363,6 +427,11 @@ cdef inline Move pick_move(Move* moves, int* scores, int n, int i) noexcept nogi
         scores[best] = s
     return moves[i]
 
+cdef inline int history_bonus(int depth) noexcept nogil:
+    if depth > HISTORY_BONUS_DEPTH:
+        depth = HISTORY_BONUS_DEPTH
+    return HISTORY_BONUS_SCALE * depth * depth
+
 cdef inline void update_history_entry(int* entry, int bonus) noexcept nogil:
     cdef int magnitude = bonus if bonus >= 0 else -bonus
     entry[0] += bonus - entry[0] * magnitude // HISTORY_MAX
@@ -378,7 +447,7 @@ cdef inline void update_continuation(SearchData* sd, int ply, int index, int bon
 cdef void update_quiet_stats(SearchData* sd, Move best, Move* quiets, int quiet_count,
                              int depth, int ply) noexcept nogil:
     cdef Position* p = &sd.pos
-    cdef int bonus = depth * depth * 16 if depth <= 12 else 2304
+    cdef int bonus = history_bonus(depth)
     cdef int i, us = p.side
     cdef Move prev = p.st.move
     if sd.killers[ply][0] != best:
@@ -396,7 +465,7 @@ cdef void update_quiet_stats(SearchData* sd, Move best, Move* quiets, int quiet_
 cdef void update_capture_stats(SearchData* sd, Move best, Move* captures, int capture_count,
                                int depth) noexcept nogil:
     cdef Position* p = &sd.pos
-    cdef int bonus = depth * depth * 16 if depth <= 12 else 2304
+    cdef int bonus = history_bonus(depth)
     cdef int i
     cdef Move m
     if is_noisy(p, best):
@@ -494,7 +563,7 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply, int qdepth) noexc
                 continue
             # delta pruning: even winning the piece cannot bring the score near alpha
             if (move_kind(m) != PROMOTION and is_noisy(p, m)
-                    and stand_pat + SEE_VALUE[captured_type(p, m)] + 200 <= alpha):
+                    and stand_pat + SEE_VALUE[captured_type(p, m)] + QS_DELTA_MARGIN <= alpha):
                 continue
             if scores[i] < 0 and scores[i] != SCORE_BAD_NOISY - 1:
                 continue   # losing captures (negative SEE) are not worth a look here
@@ -612,20 +681,23 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     if not pv_node and not in_check:
         # Step 5. Reverse futility pruning: far above beta at low depth
         # (not when beta is a mated score: that would hide a faster mate of the defender)
-        if (depth <= 8 and eval - 75 * (depth - improving) >= beta and eval < VALUE_MATE_IN_MAX_PLY
+        if (depth <= BETA_PRUNING_DEPTH and eval - BETA_MARGIN * (depth - improving) >= beta
+                and eval < VALUE_MATE_IN_MAX_PLY
                 and beta > VALUE_MATED_IN_MAX_PLY):
             return eval
 
         # Step 6. Razoring: hopeless at depth 1-2 unless a capture saves it
-        if depth <= 2 and eval + 200 + 250 * depth * depth <= alpha:
+        if depth <= ALPHA_PRUNING_DEPTH and eval + ALPHA_MARGIN + ALPHA_MARGIN_PER_DEPTH2 * depth * depth <= alpha:
             score = qsearch(sd, alpha, alpha + 1, ply, 0)
             if score <= alpha:
                 return score
 
         # Step 7. Null-move pruning, not in pawn endings (zugzwang) nor twice in a row
-        if (depth >= 3 and eval >= beta and static_eval >= beta and p.st.move != MOVE_NULL
+        if (depth >= NULL_MOVE_PRUNING_DEPTH and eval >= beta and static_eval >= beta and p.st.move != MOVE_NULL
                 and has_non_pawn_material(p, p.side) and beta > VALUE_MATED_IN_MAX_PLY):
-            null_r = 3 + depth // 3 + (3 if (eval - beta) // 200 > 3 else (eval - beta) // 200)
+            null_r = NULL_MOVE_REDUCTION + depth // NULL_MOVE_DEPTH_DIVISOR + (
+                NULL_MOVE_MAX_EVAL_REDUCTION if (eval - beta) // NULL_MOVE_EVAL_DIVISOR > NULL_MOVE_MAX_EVAL_REDUCTION
+                else (eval - beta) // NULL_MOVE_EVAL_DIVISOR)
             sd.cont_stack[ply] = sd.continuation_none
             make_null_move(p)
             sd.static_eval[ply + 1] = VALUE_NONE
@@ -637,14 +709,14 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                 if score >= VALUE_MATE_IN_MAX_PLY:
                     score = beta
                 # at high depth, verify with a reduced normal search (zugzwang guard)
-                if depth < 12:
+                if depth < NULL_MOVE_VERIFICATION_DEPTH:
                     return score
                 score = search(sd, beta - 1, beta, depth - null_r, ply, False)
                 if score >= beta:
                     return score
 
     # Step 8. Internal iterative reduction: no table move to guide a deep node
-    if depth >= 4 and tt_move == MOVE_NONE and (pv_node or cut_node):
+    if depth >= IIR_DEPTH and tt_move == MOVE_NONE and (pv_node or cut_node):
         depth -= 1
 
     # Step 9. Move loop
@@ -675,7 +747,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
 
         # Step 10. Shallow-depth pruning of moves that cannot raise alpha
         if not root and best_score > VALUE_MATED_IN_MAX_PLY and has_non_pawn_material(p, p.side):
-            if move_count >= (3 + depth * depth) // (2 - improving):
+            if move_count >= (LATE_MOVE_PRUNING_BASE + depth * depth) // (2 - improving):
                 skip_quiets = True   # late quiet moves are not searched, except checks
                 if quiet and not gives_check:
                     continue
@@ -684,11 +756,12 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                 if lmr_depth < 0:
                     lmr_depth = 0
                 # futility: a quiet move cannot lift a static evaluation this far below alpha
-                if not in_check and lmr_depth <= 8 and static_eval + 90 + 90 * lmr_depth <= alpha:
+                if (not in_check and lmr_depth <= FUTILITY_PRUNING_DEPTH
+                        and static_eval + FUTILITY_MARGIN_BASE + FUTILITY_MARGIN_PER_DEPTH * lmr_depth <= alpha):
                     continue
-                if lmr_depth <= 8 and not see_ge(p, m, -25 * lmr_depth * lmr_depth):
+                if lmr_depth <= SEE_PRUNING_DEPTH and not see_ge(p, m, SEE_QUIET_MARGIN * lmr_depth * lmr_depth):
                     continue
-            elif depth <= 8 and scores[i] < SCORE_GOOD_NOISY and not see_ge(p, m, -90 * depth):
+            elif depth <= SEE_PRUNING_DEPTH and scores[i] < SCORE_GOOD_NOISY and not see_ge(p, m, SEE_NOISY_MARGIN * depth):
                 continue
 
         if root and sd.root_move_callback != NULL:
@@ -701,7 +774,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
         new_depth = depth - 1 + extension
 
         # Step 12. Late move reductions, then principal variation search
-        if depth >= 3 and move_count > 1 + pv_node and (quiet or scores[i] < SCORE_GOOD_NOISY):
+        if depth >= LMR_DEPTH and move_count > 1 + pv_node and (quiet or scores[i] < SCORE_GOOD_NOISY):
             if quiet:
                 r += not pv_node
                 r += cut_node
@@ -709,7 +782,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                 if scores[i] >= SCORE_COUNTER:
                     r -= 1
                 else:
-                    r -= scores[i] // 12000
+                    r -= scores[i] // LMR_HISTORY_DIVISOR
             else:
                 r = r // 2
             if in_check or gives_check:
