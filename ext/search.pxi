@@ -856,8 +856,68 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     return best_score
 
 # ---------------------------------------------------------------------------------------------
-# The root: one iteration (shared by the Python driver and the helper threads), sorting, and the
-# helpers' own iterative deepening.
+# The root: the set-up of a search (its root moves, its counters) and the history reset of a new
+# game, shared by the Python driver and self-play; one iteration (shared by the driver and the
+# helper threads), sorting, and the helpers' own iterative deepening.
+
+# Collect the root moves of sd.pos, ordered by the table move and the capture, killer and history
+# scores; with allowed (not NULL) only those among its allowed_count moves.  Returns how many.
+cdef int setup_root_c(SearchData* sd, Move* allowed, int allowed_count) noexcept nogil:
+    cdef Move moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef int n = generate_moves(&sd.pos, GEN_ALL, moves), i, j, k = 0
+    cdef bint found, wanted
+    cdef TTEntry* tte = tt_probe(sd.tt, sd.pos.st.key, &found)
+    cdef Move m
+    cdef RootMove* rm
+    score_moves(sd, moves, scores, n, tte.move if found else MOVE_NONE, 0)
+    for i in range(n):
+        m = pick_move(moves, scores, n, i)
+        if allowed != NULL:
+            wanted = False
+            for j in range(allowed_count):
+                if allowed[j] == m:
+                    wanted = True
+                    break
+            if not wanted:
+                continue
+        rm = &sd.root_moves[k]
+        rm.move = m
+        rm.score = -VALUE_INFINITE
+        rm.previous_score = -VALUE_INFINITE
+        rm.pv[0] = m
+        rm.pv_length = 1
+        rm.seldepth = 0
+        k += 1
+    sd.root_count = k
+    return k
+
+# Reset the counters for a search of sd's root moves that ends at node_limit (0: none) or when
+# its token says; the killers are forgotten and the table starts a new generation.
+cdef void begin_search_c(SearchData* sd, uint64_t node_limit) noexcept nogil:
+    sd.pv_index = 0
+    sd.nodes = 0
+    sd.node_limit = node_limit
+    sd.start_ms = now_ms()
+    sd.check_countdown = 0
+    sd.check_interval = 1
+    sd.last_check_ms = sd.start_ms
+    sd.seldepth = 0
+    sd.stop = 1 if stop_due(sd.token) else 0
+    sd.helper_nodes = 0
+    sd.counted_depth = 0
+    tt_new_search(sd.tt)
+    memset(sd.killers, 0, sizeof(sd.killers))
+
+# Forget the move-ordering statistics (histories, killers, countermoves) and the pawn cache: a
+# search after it depends on nothing searched before but the table.
+cdef void clear_histories_c(SearchData* sd) noexcept nogil:
+    memset(sd.history, 0, sizeof(sd.history))
+    memset(sd.capture_history, 0, sizeof(sd.capture_history))
+    memset(sd.killers, 0, sizeof(sd.killers))
+    memset(sd.countermoves, 0, sizeof(sd.countermoves))
+    memset(sd.continuation, 0, sizeof(sd.continuation))
+    clear_pawn_cache(<PawnEntry*>sd.pos.pawn_cache)
 
 cdef int search_root_c(SearchData* sd, int depth, int alpha, int beta, int pv_index) noexcept nogil:
     cdef int i

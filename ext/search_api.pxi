@@ -1,5 +1,7 @@
 # SearchCore: the Python handle on one search (its table, histories and root moves).  Called
-# by engine/search.py once per iteration; every call that searches releases the GIL.
+# by engine/search.py once per iteration; every call that searches releases the GIL.  The
+# routines it wraps (root set-up, the search's start, the history reset) are search.pxi's, the
+# same ones self-play (datagen.pxi) runs.
 
 
 cdef SearchData* new_search_data(TranspositionTable* tt) except NULL:
@@ -288,12 +290,7 @@ cdef class SearchCore:
         for i in range(self.helper_count + 1):
             sd = self.sd if i == 0 else self.helpers[i - 1]
             with nogil:
-                memset(sd.history, 0, sizeof(sd.history))
-                memset(sd.capture_history, 0, sizeof(sd.capture_history))
-                memset(sd.killers, 0, sizeof(sd.killers))
-                memset(sd.countermoves, 0, sizeof(sd.countermoves))
-                memset(sd.continuation, 0, sizeof(sd.continuation))
-                clear_pawn_cache(<PawnEntry*>sd.pos.pawn_cache)
+                clear_histories_c(sd)
 
     def hashfull(self):
         return tt_hashfull(self.sd.tt)
@@ -305,48 +302,28 @@ cdef class SearchCore:
     def setup_root(self, allowed=None):
         """Collect the root moves (only those in `allowed`, codes, when given), ordered by the
         table move and the capture/killer/history heuristics.  Returns how many there are."""
-        cdef SearchData* sd = self.sd
-        cdef Move moves[MAX_MOVES]
-        cdef int scores[MAX_MOVES]
-        cdef int n = generate_moves(&sd.pos, GEN_ALL, moves), i, k = 0
-        cdef bint found
-        cdef TTEntry* tte = tt_probe(sd.tt, sd.pos.st.key, &found)
-        score_moves(sd, moves, scores, n, tte.move if found else MOVE_NONE, 0)
+        cdef Move legal[MAX_MOVES]
+        cdef Move chosen[MAX_MOVES]
+        cdef int n, i, count = 0
+        if allowed is None:
+            return setup_root_c(self.sd, NULL, 0)
+        n = generate_moves(&self.sd.pos, GEN_ALL, legal)
         for i in range(n):
-            m = pick_move(moves, scores, n, i)
-            if allowed is not None and m not in allowed:
-                continue
-            sd.root_moves[k].move = m
-            sd.root_moves[k].score = -VALUE_INFINITE
-            sd.root_moves[k].previous_score = -VALUE_INFINITE
-            sd.root_moves[k].pv[0] = m
-            sd.root_moves[k].pv_length = 1
-            sd.root_moves[k].seldepth = 0
-            k += 1
-        sd.root_count = k
-        return k
+            if legal[i] in allowed:
+                chosen[count] = legal[i]
+                count += 1
+        return setup_root_c(self.sd, chosen, count)
 
     def start(self, StopToken token not None, node_limit=0):
         """Reset the counters for a new search that ends at node_limit (0: none) or when the
         token says (stop, hard deadline).  The token itself is never reset."""
-        cdef SearchData* sd = self.sd
+        cdef int i
         self._token = token
-        sd.token = &token.state
-        sd.nodes = 0
-        sd.node_limit = node_limit or 0
-        sd.start_ms = now_ms()
-        sd.check_countdown = 0
-        sd.check_interval = 1
-        sd.last_check_ms = sd.start_ms
-        sd.seldepth = 0
-        sd.stop = 1 if stop_due(sd.token) else 0
-        sd.helper_nodes = 0
-        sd.counted_depth = 0
+        self.sd.token = &token.state
+        begin_search_c(self.sd, node_limit or 0)
         for i in range(self.helper_count):
             self.helpers[i].nodes = 0
             self.helpers[i].completed_depth = 0
-        tt_new_search(sd.tt)
-        memset(sd.killers, 0, sizeof(sd.killers))
 
     def set_root_move_callback(self, callback):
         """callback(depth, move_code, number) before each root move is searched, or None.
