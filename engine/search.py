@@ -1,9 +1,10 @@
 """The iterative-deepening driver around the C search, and its results.
 
-The C core (ext._core.SearchCore) searches one depth at a time with the GIL released; this
-module runs the iterations, the aspiration windows and MultiPV lines, decides when to stop
-(depth, nodes, mate, a fixed movetime, or the soft and hard limits of clock play), and reports
-one SearchInfo per completed line.
+The C core (ext._core.SearchCore) searches one iteration at a time with the GIL released (its
+MultiPV lines, each in an aspiration window: the routine the helper threads and self-play run
+too); this module runs the iterations, decides when to stop (depth, nodes, mate, a fixed
+movetime, or the soft and hard limits of clock play), and reports one SearchInfo per completed
+line and per failed window.
 
 Time comes in one of two kinds, both carried by the search's StopToken, and the driver keeps
 them apart:
@@ -409,6 +410,11 @@ class Searcher:
             def report(depth: int, code: int, number: int) -> None:
                 on_currmove(depth, board.move_uci(code), number)
             core.set_root_move_callback(report)
+        if on_info is not None:
+            def report_window(depth: int, pv_index: int, fail_low: bool) -> None:
+                bound = "upperbound" if fail_low else "lowerbound"
+                on_info(self._info(board, pv_index, depth, bound))
+            core.set_window_callback(report_window)
         try:
             return self._run(board, core, token, depth=depth, nodes=nodes, mate=mate,
                              multipv=multipv, searchmoves=searchmoves, infinite=infinite,
@@ -417,6 +423,7 @@ class Searcher:
         finally:
             core.stop_helpers()
             core.set_root_move_callback(None)
+            core.set_window_callback(None)
 
     def _run(self, board: Board, core, token: StopToken, *, depth, nodes, mate, multipv,
              searchmoves, infinite, on_info, forced: bool, parallel: bool) -> SearchResult:
@@ -439,27 +446,16 @@ class Searcher:
             core.start_helpers(max_depth)
         proofs_tried = set()
 
-        scores = [0] * multipv
         best_history: List[int] = []
         score_history: List[int] = []
         completed: List[SearchInfo] = []
         completed_depth = 0
         for iteration in range(1, max_depth + 1):
-            lines: List[SearchInfo] = []
-            finished = 0
-            for pv_index in range(multipv):
-                score = self._aspiration(iteration, scores[pv_index], pv_index, board, on_info)
-                if core.stopped:
-                    break
-                scores[pv_index] = score
-                core.sort_root(pv_index)
-                finished += 1
+            # The lines, each in its aspiration window, the root moves sorted best first once
+            # all are done (a failed window is reported through the window callback).
+            finished = core.search_iteration(iteration, multipv)
             if core.stopped and iteration > 1:
                 break
-            if finished == multipv:
-                # A later line can score above an earlier one (the searches are not exact):
-                # report the lines best first.
-                core.sort_root(0)
             completed_depth = iteration
             # Stopped inside the first iteration: report the lines that were finished (at least
             # one, whose move is legal whatever happened).
@@ -586,32 +582,6 @@ class Searcher:
         if on_info is not None:
             on_info(result.lines[0])
         return result, solver.nodes
-
-    def _aspiration(self, depth: int, previous: int, pv_index: int, board: Board,
-                    on_info) -> int:
-        core = self._core
-        if depth < 5 or abs(previous) >= MATE_BOUND:
-            return core.search_root(depth, -VALUE_INFINITE, VALUE_INFINITE, pv_index)
-        delta = 15
-        alpha = max(previous - delta, -VALUE_INFINITE)
-        beta = min(previous + delta, VALUE_INFINITE)
-        while True:
-            score = core.search_root(depth, alpha, beta, pv_index)
-            if core.stopped:
-                return score
-            if score <= alpha:
-                beta = (alpha + beta) // 2
-                alpha = max(score - delta, -VALUE_INFINITE)
-                bound = "upperbound"
-            elif score >= beta:
-                beta = min(score + delta, VALUE_INFINITE)
-                bound = "lowerbound"
-            else:
-                return score
-            core.sort_root(pv_index)
-            if on_info is not None:
-                on_info(self._info(board, pv_index, depth, bound))
-            delta += delta // 2 + 5
 
     def _time_is_up(self, token: StopToken, best_history: List[int],
                     score_history: List[int]) -> bool:

@@ -3,13 +3,13 @@
 # (the layout is drawn there and in pack_record below).
 #
 # Each move is an ordinary iterative deepening of the existing search on a SearchCore's own
-# SearchData and table: setup_root_c and begin_search_c start it as they start the driver's
-# (search.pxi), each iteration is helper_aspiration (the driver's aspiration windows around
-# search_root_c), and the node limit ends the search; the best move of the last completed
-# iteration is played with its score.  Before each game the table is emptied and
-# clear_histories_c forgets the histories and the pawn cache, so a game depends only on its
-# start position and the node budget, never on the games a process played before it: that is
-# what makes an interrupted run resumable bit for bit.
+# SearchData and table, with the routines the driver uses (search.pxi): setup_root_c and
+# begin_search_c start it, each iteration is search_iteration_c (one line in an aspiration
+# window), and the node limit ends the search; the best move of the last completed iteration
+# is played with its score.  Before each game the table is emptied and clear_histories_c
+# forgets the histories and the pawn cache, so a game depends only on its start position and
+# the node budget, never on the games a process played before it: that is what makes an
+# interrupted run resumable bit for bit.
 #
 # A game ends by rule (checkmate, stalemate, insufficient material, the fifty-move rule,
 # threefold repetition: the same facts the search uses, checked before each move) or by
@@ -96,18 +96,15 @@ cdef void pack_record(Position* p, uint8_t* r, int score, int ply, uint32_t game
 # score in *score (VALUE_NONE when not even the first iteration completed; the move is then the
 # first in the ordering, still legal).  sd.pos must have a legal move.
 cdef Move datagen_search(SearchData* sd, uint64_t node_limit, int* score) noexcept nogil:
-    cdef int depth, value, previous = 0
+    cdef int depth
     cdef Move best
     setup_root_c(sd, NULL, 0)
     begin_search_c(sd, node_limit)
     best = sd.root_moves[0].move
     score[0] = VALUE_NONE
     for depth in range(1, DATAGEN_MAX_DEPTH + 1):
-        value = helper_aspiration(sd, depth, previous)
-        if load_int(&sd.stop):
+        if search_iteration_c(sd, depth, 1) < 1:
             break
-        previous = value
-        sort_root_c(sd, 0)
         best = sd.root_moves[0].move
         score[0] = sd.root_moves[0].score
     return best

@@ -856,9 +856,11 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     return best_score
 
 # ---------------------------------------------------------------------------------------------
-# The root: the set-up of a search (its root moves, its counters) and the history reset of a new
-# game, shared by the Python driver and self-play; one iteration (shared by the driver and the
-# helper threads), sorting, and the helpers' own iterative deepening.
+# The root.  Every thread runs the same routines: the set-up of a search (its root moves, its
+# counters), one iteration of its MultiPV lines in aspiration windows, and the history reset of
+# a new game.  The Python driver calls search_iteration_c once per iteration (reporting a failed
+# window through a callback); a helper thread and self-play call it from their own iterative
+# deepening in C.
 
 # Collect the root moves of sd.pos, ordered by the table move and the capture, killer and history
 # scores; with allowed (not NULL) only those among its allowed_count moves.  Returns how many.
@@ -906,6 +908,7 @@ cdef void begin_search_c(SearchData* sd, uint64_t node_limit) noexcept nogil:
     sd.stop = 1 if stop_due(sd.token) else 0
     sd.helper_nodes = 0
     sd.counted_depth = 0
+    memset(sd.line_scores, 0, sizeof(sd.line_scores))
     tt_new_search(sd.tt)
     memset(sd.killers, 0, sizeof(sd.killers))
 
@@ -919,6 +922,7 @@ cdef void clear_histories_c(SearchData* sd) noexcept nogil:
     memset(sd.continuation, 0, sizeof(sd.continuation))
     clear_pawn_cache(<PawnEntry*>sd.pos.pawn_cache)
 
+# One root search of the given depth and window for MultiPV line pv_index.
 cdef int search_root_c(SearchData* sd, int depth, int alpha, int beta, int pv_index) noexcept nogil:
     cdef int i
     for i in range(pv_index, sd.root_count):
@@ -944,32 +948,80 @@ cdef void sort_root_c(SearchData* sd, int start) noexcept nogil:
             sd.root_moves[j - 1] = tmp
             j -= 1
 
-# A helper's iteration with the driver's aspiration windows (engine/search.py).
-cdef int helper_aspiration(SearchData* sd, int depth, int previous) noexcept nogil:
-    cdef int delta = 15, alpha, beta, score
-    if depth < 5 or previous >= VALUE_MATE_IN_MAX_PLY or previous <= VALUE_MATED_IN_MAX_PLY:
-        return search_root_c(sd, depth, -VALUE_INFINITE, VALUE_INFINITE, 0)
+# True once this search must end: its stop flag, or its token (stopped, or past the hard
+# deadline) even where the search has not looked at it since.
+cdef inline bint search_stopped(SearchData* sd) noexcept nogil:
+    if load_int(&sd.stop):
+        return True
+    if stop_due(sd.token):
+        store_int(&sd.stop, 1)
+        return True
+    return False
+
+# x / 2 rounded toward minus infinity (C division rounds toward zero).
+cdef inline int floor_half(int x) noexcept nogil:
+    return (x - (x & 1)) // 2
+
+# A failed aspiration window (UCI `info ... upperbound|lowerbound`): at most a few per
+# iteration, so taking the GIL costs nothing.  A callback that returns False stops the search.
+cdef void report_window(SearchData* sd, int depth, int pv_index, bint fail_low) noexcept nogil:
+    with gil:
+        try:
+            if not (<object>sd.window_callback)(depth, pv_index, fail_low):
+                store_int(&sd.stop, 1)
+        except BaseException:
+            store_int(&sd.stop, 1)
+
+# MultiPV line pv_index searched to `depth` in an aspiration window around the line's score of
+# the previous iteration (see WINDOW_DEPTH); after each failure the root moves from pv_index on
+# are sorted and the failure reported (window_callback).  Returns the score (meaningless once
+# the search is stopped).
+cdef int aspiration_window(SearchData* sd, int depth, int pv_index) noexcept nogil:
+    cdef int previous = sd.line_scores[pv_index]
+    cdef int delta = WINDOW_SIZE, alpha, beta, score
+    cdef bint fail_low
+    if depth < WINDOW_DEPTH or previous >= VALUE_MATE_IN_MAX_PLY or previous <= VALUE_MATED_IN_MAX_PLY:
+        return search_root_c(sd, depth, -VALUE_INFINITE, VALUE_INFINITE, pv_index)
     alpha = max(previous - delta, -VALUE_INFINITE)
     beta = min(previous + delta, VALUE_INFINITE)
     while True:
-        score = search_root_c(sd, depth, alpha, beta, 0)
-        if load_int(&sd.stop):
+        score = search_root_c(sd, depth, alpha, beta, pv_index)
+        if search_stopped(sd):
             return score
         if score <= alpha:
-            beta = (alpha + beta) // 2
+            beta = floor_half(alpha + beta)
             alpha = max(score - delta, -VALUE_INFINITE)
+            fail_low = True
         elif score >= beta:
             beta = min(score + delta, VALUE_INFINITE)
+            fail_low = False
         else:
             return score
-        sort_root_c(sd, 0)
-        delta += delta // 2 + 5
+        sort_root_c(sd, pv_index)
+        if sd.window_callback != NULL:
+            report_window(sd, depth, pv_index, fail_low)
+        delta += delta // 2 + WINDOW_GROWTH
+
+# One iteration: MultiPV lines 0..lines-1 in turn, each an aspiration window whose score becomes
+# the line's (sd.line_scores) and whose moves are then sorted below the earlier lines; once all
+# are done every root move is sorted, best first (a later line can score above an earlier one:
+# the searches are not exact).  Returns how many lines were finished before a stop.
+cdef int search_iteration_c(SearchData* sd, int depth, int lines) noexcept nogil:
+    cdef int pv_index, score
+    for pv_index in range(lines):
+        score = aspiration_window(sd, depth, pv_index)
+        if search_stopped(sd):
+            return pv_index
+        sd.line_scores[pv_index] = score
+        sort_root_c(sd, pv_index)
+    sort_root_c(sd, 0)
+    return lines
 
 # A helper thread: iterate until told to stop (or max_depth), recording each finished iteration.
 cdef void helper_main(void* arg) noexcept nogil:
     cdef SearchData* sd = <SearchData*>arg
     cdef SmpState* smp = sd.smp
-    cdef int depth, score, previous = 0
+    cdef int depth
     for depth in range(1, sd.max_depth + 1):
         if load_int(&sd.stop) or load_int(&smp.abort):
             break
@@ -980,10 +1032,7 @@ cdef void helper_main(void* arg) noexcept nogil:
             continue
         if depth <= MAX_PLY:
             fetch_add_int(&smp.depth_count[depth], 1)
-        score = helper_aspiration(sd, depth, previous)
-        if load_int(&sd.stop):
+        if search_iteration_c(sd, depth, 1) < 1:
             break
-        previous = score
-        sort_root_c(sd, 0)
         sd.completed = sd.root_moves[0]
         sd.completed_depth = depth

@@ -1,7 +1,7 @@
 # SearchCore: the Python handle on one search (its table, histories and root moves).  Called
 # by engine/search.py once per iteration; every call that searches releases the GIL.  The
-# routines it wraps (root set-up, the search's start, the history reset) are search.pxi's, the
-# same ones self-play (datagen.pxi) runs.
+# routines it wraps (root set-up, the search's start, an iteration, the history reset) are
+# search.pxi's, the same ones the helper threads and self-play (datagen.pxi) run.
 
 
 cdef SearchData* new_search_data(TranspositionTable* tt) except NULL:
@@ -41,6 +41,8 @@ cdef class SearchCore:
     cdef thread_handle* handles        # the helper threads of the running search
     cdef int* running                  # 1 where a helper thread was started and not joined
     cdef object _root_move_callback
+    cdef object _window_report     # the window callback's wrapper that the C side borrows
+    cdef list _window_errors       # what that callback raised in the running iteration
     cdef StopToken _token          # the token of the current search (kept alive here)
     cdef NnueNetwork _network      # the net every thread evaluates with, or None: classical
 
@@ -186,6 +188,8 @@ cdef class SearchCore:
             h.seldepth = 0
             h.stop = sd.stop
             h.root_move_callback = NULL
+            h.window_callback = NULL
+            memset(h.line_scores, 0, sizeof(h.line_scores))
             h.max_depth = max_depth if max_depth <= MAX_PLY else MAX_PLY
             memset(h.killers, 0, sizeof(h.killers))
         with nogil:
@@ -331,15 +335,27 @@ cdef class SearchCore:
         self._root_move_callback = callback    # keeps the reference the C side borrows
         self.sd.root_move_callback = <void*>callback if callback is not None else NULL
 
+    def set_window_callback(self, callback):
+        """callback(depth, pv_index, fail_low) after each failed aspiration window of
+        search_iteration (the root moves from pv_index on sorted by the scores it gave), or
+        None.  Called from the searching thread with the GIL held; an exception it raises stops
+        the search and is raised again by search_iteration."""
+        errors = self._window_errors = []
+
+        def report(depth, pv_index, fail_low):
+            try:
+                callback(depth, pv_index, fail_low)
+                return True
+            except BaseException as error:
+                errors.append(error)
+                return False
+        self._window_report = report if callback is not None else None
+        self.sd.window_callback = <void*>report if callback is not None else NULL
+
     @property
     def stopped(self):
         """True when the search has ended on its node limit or its token."""
-        if load_int(&self.sd.stop):
-            return True
-        if stop_due(self.sd.token):
-            self.sd.stop = 1
-            return True
-        return False
+        return search_stopped(self.sd)
 
     @property
     def nodes(self):
@@ -361,19 +377,18 @@ cdef class SearchCore:
     def root_count(self):
         return self.sd.root_count
 
-    def search_root(self, int depth, int alpha, int beta, int pv_index=0):
-        """One root search of the given depth and window for MultiPV line pv_index."""
-        cdef SearchData* sd = self.sd
-        cdef int score
-        if not 0 <= pv_index < sd.root_count:
-            raise ValueError("pv_index out of range")
+    def search_iteration(self, int depth, int lines=1):
+        """One iteration of `depth` over MultiPV lines 0..lines-1, each in an aspiration window
+        around its score of the previous iteration (0 after start()); the root moves are left
+        sorted, best first.  Returns how many lines were finished before the search stopped."""
+        cdef int finished
+        if not 1 <= lines <= self.sd.root_count:
+            raise ValueError("lines out of range")
         with nogil:
-            score = search_root_c(sd, depth, alpha, beta, pv_index)
-        return score
-
-    def sort_root(self, int start=0):
-        """Stable sort of root moves start.. by score, best first."""
-        sort_root_c(self.sd, start)
+            finished = search_iteration_c(self.sd, depth, lines)
+        if self._window_errors:
+            raise self._window_errors.pop()
+        return finished
 
     def root_move(self, int i):
         """(move code, score, previous score, seldepth, pv codes) of root move i."""

@@ -818,3 +818,82 @@ def test_mate_proof_gives_up_at_its_time_limit():
     solver.reset(0)
     assert solver.side_to_move_mates(1) is False      # no limit: an answer (python-chess agrees)
     assert not can_mate(chess.Board(DETERMINISM_FENS[1]), 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# One iteration routine for the driver, the helper threads and self-play
+
+class CountingCore:
+    """Stands in for a Searcher's SearchCore, counting the driver's calls by name."""
+
+    def __init__(self, core) -> None:
+        self.core, self.calls = core, {}
+
+    def __getattr__(self, name):
+        attribute = getattr(self.core, name)
+        if callable(attribute):
+            def counted(*args, **kwargs):
+                self.calls[name] = self.calls.get(name, 0) + 1
+                return attribute(*args, **kwargs)
+            return counted
+        return attribute
+
+
+@pytest.mark.parametrize("multipv", [1, 3])
+def test_the_driver_calls_the_core_once_per_iteration(multipv):
+    searcher = Searcher(16, threads=1)
+    core = searcher._core = CountingCore(searcher._core)
+    infos = []
+    result = searcher.search(Board(DETERMINISM_FENS[1]), depth=12, multipv=multipv,
+                             on_info=infos.append)
+    assert result.depth == 12
+    assert any(info.bound is not None for info in infos)      # some windows failed...
+    assert core.calls["search_iteration"] == 12               # ...inside the C iteration
+    assert [info.depth for info in infos if info.bound is None] == \
+        [d for d in range(1, 13) for _ in range(multipv)]
+    for info in infos:
+        assert info.bound in (None, "upperbound", "lowerbound")
+        assert_legal_line(DETERMINISM_FENS[1], info.pv)
+
+
+def test_an_exception_from_a_window_report_ends_the_search():
+    class Refused(Exception):
+        pass
+
+    def on_info(info):
+        if info.bound is not None:
+            raise Refused(info.bound)
+    searcher = Searcher(16, threads=1)
+    with pytest.raises(Refused):
+        searcher.search(Board(DETERMINISM_FENS[1]), depth=14, on_info=on_info)
+    assert searcher.search(Board(), depth=3).depth == 3      # and the searcher goes on
+
+
+def test_search_iteration_needs_a_line_to_search():
+    searcher = Searcher(1, threads=1)
+    core = searcher._core
+    core.set_position(Board())
+    assert core.setup_root(None) == 20
+    core.start(searcher._token, 0)
+    with pytest.raises(ValueError):
+        core.search_iteration(1, 21)
+    with pytest.raises(ValueError):
+        core.search_iteration(1, 0)
+    assert core.search_iteration(1, 20) == 20
+
+
+@pytest.mark.parametrize("index", range(0, 32))
+def test_self_play_plays_the_moves_the_searcher_plays(index):
+    """Self-play (ext/datagen.pxi) runs the driver's search: the same root set-up, iterations
+    and aspiration windows, on a table and histories emptied before the game.  A Searcher as
+    fresh, given each position of the game in turn at the same node budget, plays it again."""
+    from scacco.ext._core import CoreBoard, SelfPlay
+    fen = shared_file("chessathome_openings.fen").read_text().splitlines()[index]
+    start = CoreBoard()
+    start.set_fen(fen)
+    moves = SelfPlay(4).play(start, 2000, index)[3]
+    searcher, board = Searcher(4, threads=1, network=None), Board(fen)
+    for ply, code in enumerate(moves):
+        played = board.move_uci(code)
+        assert searcher.search(board, nodes=2000).best_move == played, f"ply {ply}"
+        board.push_uci(played)
