@@ -36,19 +36,21 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence
 
-from ..ext._core import (MATE_BOUND_PY, MAX_SEARCH_THREADS_PY, VALUE_INFINITE_PY, VALUE_MATE_PY,
-                         MateSearch, SearchCore, StopToken)
+from ..ext._core import (MATE_BOUND_PY, MAX_HASH_MB_PY, MAX_SEARCH_THREADS_PY, VALUE_INFINITE_PY,
+                         VALUE_MATE_PY, MateSearch, SearchCore, StopToken)
 
 from .accuracy import cp_scale, winning_chances
 from .board import Board
 from .mate import MAX_MATE_MOVES, proven_mate_line
 
 __all__ = ["Searcher", "SearchInfo", "SearchResult", "StopToken", "MAX_DEPTH", "MAX_CP",
-           "MAX_THREADS", "PACKAGED", "default_network"]
+           "MAX_THREADS", "MAX_HASH_MB", "PACKAGED", "default_network"]
 
 MAX_DEPTH = 120
 # Search threads a Searcher accepts (the main one and its helpers).
 MAX_THREADS = MAX_SEARCH_THREADS_PY
+# The largest table a Searcher accepts, in MB.
+MAX_HASH_MB = MAX_HASH_MB_PY
 VALUE_MATE = VALUE_MATE_PY
 VALUE_INFINITE = VALUE_INFINITE_PY
 MATE_BOUND = MATE_BOUND_PY
@@ -225,8 +227,9 @@ class Searcher:
 
     @staticmethod
     def _check_hash(mb) -> None:
-        if not isinstance(mb, int) or not 1 <= mb <= 65536:
-            raise ValueError(f"hash size must be an integer number of MB in 1..65536, not {mb!r}")
+        if not isinstance(mb, int) or not 1 <= mb <= MAX_HASH_MB:
+            raise ValueError(f"hash size must be an integer number of MB in 1..{MAX_HASH_MB}, "
+                             f"not {mb!r}")
 
     @staticmethod
     def _check_threads(count) -> None:

@@ -897,3 +897,11 @@ def test_self_play_plays_the_moves_the_searcher_plays(index):
         played = board.move_uci(code)
         assert searcher.search(board, nodes=2000).best_move == played, f"ply {ply}"
         board.push_uci(played)
+
+
+def test_hash_limit_is_the_options_one():
+    from scacco.engine.search import MAX_HASH_MB
+    from scacco.uci.options import MAX_HASH_MB as OPTION_MAX
+    assert MAX_HASH_MB == OPTION_MAX
+    with pytest.raises(ValueError, match=f"1..{MAX_HASH_MB}"):
+        Searcher(MAX_HASH_MB + 1)
