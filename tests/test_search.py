@@ -905,3 +905,42 @@ def test_hash_limit_is_the_options_one():
     assert MAX_HASH_MB == OPTION_MAX
     with pytest.raises(ValueError, match=f"1..{MAX_HASH_MB}"):
         Searcher(MAX_HASH_MB + 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Limits as one value (engine.limits.SearchLimits) or as keywords
+
+def test_limits_as_a_value_or_as_keywords_search_alike():
+    from scacco.engine.limits import SearchLimits
+    fen = DETERMINISM_FENS[1]
+    by_keywords = Searcher(16, threads=1).search(Board(fen), depth=6, searchmoves=["e2a6", "d5e6"])
+    limits = SearchLimits(depth=6, searchmoves=("e2a6", "d5e6"))
+    by_value = Searcher(16, threads=1).search(Board(fen), limits)
+    assert by_value.best_move in ("e2a6", "d5e6")
+    assert (by_value.best_move, by_value.nodes, by_value.pv) == \
+        (by_keywords.best_move, by_keywords.nodes, by_keywords.pv)
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda s, limits: s.search(Board(), limits(depth=2), depth=3), ValueError),   # both
+    (lambda s, limits: s.search(Board(), dpeth=3), TypeError),                     # no limit
+    (lambda s, limits: s.search(Board(), depth=0), ValueError),
+    (lambda s, limits: s.search(Board(), nodes=-5), ValueError),
+    (lambda s, limits: s.search(Board(), mate=0), ValueError),
+    (lambda s, limits: s.search(Board(), wtime=60000), ValueError),                # a clock
+    (lambda s, limits: s.search(Board(), {"depth": 3}), TypeError),
+])
+def test_bad_limits_are_refused_before_the_search(call, error):
+    from scacco.engine.limits import SearchLimits
+    searcher = Searcher(1, threads=1)
+    token = searcher._token
+    with pytest.raises(error):
+        call(searcher, SearchLimits)
+    assert searcher._token is token and not searcher.stop_requested
+
+
+def test_a_pondering_search_applies_no_time():
+    # ponder: the caller sets the time at ponderhit; a movetime of 1 ms must not end it.
+    result = Searcher(16, threads=1).search(Board(DETERMINISM_FENS[1]), depth=9, movetime=1,
+                                            ponder=True)
+    assert result.depth == 9
