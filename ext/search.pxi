@@ -141,8 +141,6 @@ ctypedef struct SearchData:
     StopState* token                  # the search's stop token (held by the SearchCore)
     int stop                          # 1 once this search must end (node limit or token)
     void* root_move_callback          # a Python callable (owned by the SearchCore) or NULL
-    void* window_callback             # a Python callable (owned by the SearchCore) or NULL
-    int line_scores[MAX_MOVES]        # each MultiPV line's score in the last iteration
     int check_countdown               # nodes until the next clock reading
     int check_interval                # nodes between clock readings (see check_clock)
     double last_check_ms
@@ -156,6 +154,9 @@ ctypedef struct SearchData:
     int max_depth                     # helpers: the deepest iteration to search
     int completed_depth               # helpers: the last iteration finished, and its best line
     RootMove completed
+    # Kept last, out of the way of the fields every node reads.
+    void* window_callback             # a Python callable (owned by the SearchCore) or NULL
+    int line_scores[MAX_MOVES]        # each MultiPV line's score in the last iteration
 
 # ---------------------------------------------------------------------------------------------
 # Score helpers
