@@ -31,6 +31,7 @@ from ..ext._core import MateSearch, StopToken
 
 from .accuracy import CP_SCALE, cp_scale
 from .board import Board
+from .limits import SearchLimits
 from .puzzles import proven_mate_line
 from .search import SearchInfo, SearchResult, Searcher, mate_result
 
@@ -247,24 +248,28 @@ def level_for_options(limit_strength: bool = False, elo: int = 1500,
     return level_for_skill(skill_level, network)
 
 
-def play(searcher: Searcher, board: Board, *, limit_strength: bool = False, elo: int = 1500,
-         skill_level: int = 20, rng: Optional[random.Random] = None,
-         **search_args) -> SearchResult:
+def play(searcher: Searcher, board: Board, limits: Optional[SearchLimits] = None, *,
+         limit_strength: bool = False, elo: int = 1500, skill_level: int = 20,
+         rng: Optional[random.Random] = None, multipv: int = 1,
+         on_info: Optional[Callable[[SearchInfo], None]] = None,
+         on_currmove: Optional[Callable[[int, str, int], None]] = None,
+         stop: Optional[StopToken] = None, single_thread: bool = False,
+         **limit_keywords) -> SearchResult:
     """The move to play in a game: at the level the options ask for (limit_strength with
     elo, or skill_level below 20) for a normal move, at full strength otherwise.  Analysis
     (infinite, mate, MultiPV above 1, searchmoves) always runs at full strength.
 
-    search_args are Searcher.search's keywords (limits, multipv, callbacks).
+    The limits are a SearchLimits or its fields as keywords, the other keywords Searcher.search's
+    (multipv, callbacks, stop token).  A level plays from its node budget: a hard time limit or
+    a movetime only caps it.
     """
+    limits = SearchLimits.of(limits, **limit_keywords)
     level = level_for_options(limit_strength, elo, skill_level, searcher.network is not None)
-    analysis = (search_args.get("infinite") or search_args.get("mate") is not None
-                or search_args.get("multipv", 1) != 1 or search_args.get("searchmoves"))
+    analysis = (limits.infinite or limits.mate is not None or multipv != 1
+                or limits.searchmoves)
     if level is None or analysis:
-        return searcher.search(board, **search_args)
-    # A level plays from its node budget: a clock's hard limit or a movetime only caps it.
-    cap = search_args.get("hard_time")
-    if search_args.get("movetime") is not None:
-        cap = search_args["movetime"]
-    return play_weakened(searcher, board, level, rng=rng, hard_time=cap,
-                         on_info=search_args.get("on_info"), solver=searcher.mate_solver,
-                         stop=search_args.get("stop"))
+        return searcher.search(board, multipv=multipv, on_info=on_info, on_currmove=on_currmove,
+                               stop=stop, single_thread=single_thread, **limits.keywords())
+    cap = limits.movetime if limits.movetime is not None else limits.hard_time
+    return play_weakened(searcher, board, level, rng=rng, hard_time=cap, on_info=on_info,
+                         solver=searcher.mate_solver, stop=stop)

@@ -1,9 +1,10 @@
 """The iterative-deepening driver around the C search, and its results.
 
-The C core (ext._core.SearchCore) searches one depth at a time with the GIL released; this
-module runs the iterations, the aspiration windows and MultiPV lines, decides when to stop
-(depth, nodes, mate, a fixed movetime, or the soft and hard limits of clock play), and reports
-one SearchInfo per completed line.
+The C core (ext._core.SearchCore) searches one iteration at a time with the GIL released (its
+MultiPV lines, each in an aspiration window: the routine the helper threads and self-play run
+too); this module runs the iterations, decides when to stop (the SearchLimits of
+engine.limits: depth, nodes, mate, a fixed movetime, or the soft and hard limits of clock
+play), and reports one SearchInfo per completed line and per failed window.
 
 Time comes in one of two kinds, both carried by the search's StopToken, and the driver keeps
 them apart:
@@ -33,21 +34,24 @@ import time
 import traceback
 import weakref
 from dataclasses import dataclass, field
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Optional
 
-from ..ext._core import (MATE_BOUND_PY, MAX_SEARCH_THREADS_PY, VALUE_INFINITE_PY, VALUE_MATE_PY,
-                         MateSearch, SearchCore, StopToken)
+from ..ext._core import (MATE_BOUND_PY, MAX_HASH_MB_PY, MAX_SEARCH_THREADS_PY, VALUE_INFINITE_PY,
+                         VALUE_MATE_PY, MateSearch, SearchCore, StopToken)
 
 from .accuracy import cp_scale, winning_chances
 from .board import Board
+from .limits import SearchLimits
 from .mate import MAX_MATE_MOVES, proven_mate_line
 
-__all__ = ["Searcher", "SearchInfo", "SearchResult", "StopToken", "MAX_DEPTH", "MAX_CP",
-           "MAX_THREADS", "PACKAGED", "default_network"]
+__all__ = ["Searcher", "SearchInfo", "SearchResult", "SearchLimits", "StopToken", "MAX_DEPTH",
+           "MAX_CP", "MAX_THREADS", "MAX_HASH_MB", "PACKAGED", "default_network"]
 
 MAX_DEPTH = 120
 # Search threads a Searcher accepts (the main one and its helpers).
 MAX_THREADS = MAX_SEARCH_THREADS_PY
+# The largest table a Searcher accepts, in MB.
+MAX_HASH_MB = MAX_HASH_MB_PY
 VALUE_MATE = VALUE_MATE_PY
 VALUE_INFINITE = VALUE_INFINITE_PY
 MATE_BOUND = MATE_BOUND_PY
@@ -224,8 +228,9 @@ class Searcher:
 
     @staticmethod
     def _check_hash(mb) -> None:
-        if not isinstance(mb, int) or not 1 <= mb <= 65536:
-            raise ValueError(f"hash size must be an integer number of MB in 1..65536, not {mb!r}")
+        if not isinstance(mb, int) or not 1 <= mb <= MAX_HASH_MB:
+            raise ValueError(f"hash size must be an integer number of MB in 1..{MAX_HASH_MB}, "
+                             f"not {mb!r}")
 
     @staticmethod
     def _check_threads(count) -> None:
@@ -348,44 +353,46 @@ class Searcher:
 
     # -- the driver ---------------------------------------------------------------------
 
-    def search(self, board: Board, *, depth: Optional[int] = None, nodes: Optional[int] = None,
-               mate: Optional[int] = None, soft_time: Optional[float] = None,
-               hard_time: Optional[float] = None, movetime: Optional[float] = None,
-               multipv: int = 1, searchmoves: Optional[Sequence[str]] = None,
-               infinite: bool = False,
+    def search(self, board: Board, limits: Optional[SearchLimits] = None, *, multipv: int = 1,
                on_info: Optional[Callable[[SearchInfo], None]] = None,
                on_currmove: Optional[Callable[[int, str, int], None]] = None,
-               stop: Optional[StopToken] = None, single_thread: bool = False) -> SearchResult:
-        """Search board (not modified) at full strength within the limits; see the module
-        docstring.  Playing levels are a layer above this (engine.levels.play).  The search
-        uses the searcher's threads, or only the main one with single_thread (the playing
-        levels).  A search with a node limit always runs on one thread: a node budget is
-        asked for so that the same search gives the same answer (analysis, tests, testers'
-        node-limited games), which threads racing for the table would not.
+               stop: Optional[StopToken] = None, single_thread: bool = False,
+               **limit_keywords) -> SearchResult:
+        """Search board (not modified) at full strength within the limits: a SearchLimits, or
+        its fields as keywords (``search(board, depth=8)``); see the module docstring.  Playing
+        levels are a layer above this (engine.levels.play).  The search uses the searcher's
+        threads, or only the main one with single_thread (the playing levels).  A search with
+        a node limit always runs on one thread: a node budget is asked for so that the same
+        search gives the same answer (analysis, tests, testers' node-limited games), which
+        threads racing for the table would not.
 
         Times are milliseconds from this call, added to the token's own limits (the tighter
         wins): soft_time and hard_time for clock play, or movetime for a fixed time that is
         used whole (a hard limit with no soft one; see the module docstring).  infinite
-        ignores the soft limit.  Any mate >= 1 is accepted: up to
-        MAX_MATE_MOVES moves it is first proven exactly, beyond that searched for.
+        ignores the soft limit; ponder applies no time (the caller sets it on the token at
+        ponderhit).  A game clock (wtime...) is the caller's to allocate
+        (engine.timeman.time_limits).  Any mate >= 1 is accepted: up to MAX_MATE_MOVES moves
+        it is first proven exactly, beyond that searched for.
 
-        :raises ValueError: on a searchmoves entry that is not a legal move, or a bad limit
-            (movetime together with soft_time or hard_time).
+        :raises ValueError: on a searchmoves entry that is not a legal move, a bad limit (see
+            SearchLimits), or a game clock.
+        :raises TypeError: a keyword that is no limit.
         """
-        if movetime is not None and (soft_time is not None or hard_time is not None):
-            raise ValueError("movetime is a fixed time: give it without soft_time and hard_time")
-        if mate is not None and (not isinstance(mate, int) or mate < 1):
-            raise ValueError(f"mate must be a positive number of moves, not {mate!r}")
+        limits = SearchLimits.of(limits, **limit_keywords)
+        if limits.has_clock:
+            raise ValueError("a game clock (wtime, btime, winc, binc, movestogo) is allocated by "
+                             "engine.timeman.time_limits: give the search soft_time and hard_time")
         token = stop if stop is not None else StopToken()
         self._token = token
-        if soft_time is not None or hard_time is not None:
-            token.tighten(soft_time, hard_time, origin_ms=time.monotonic() * 1000.0)
-        if movetime is not None:
-            token.tighten(None, movetime)
+        if not limits.ponder:
+            if limits.soft_time is not None or limits.hard_time is not None:
+                token.tighten(limits.soft_time, limits.hard_time,
+                              origin_ms=time.monotonic() * 1000.0)
+            if limits.movetime is not None:
+                token.tighten(None, limits.movetime)
         self.wait_for_table()
-        return self._search(board, token, depth=depth, nodes=nodes, mate=mate, multipv=multipv,
-                            searchmoves=searchmoves, infinite=infinite, on_info=on_info,
-                            on_currmove=on_currmove, single_thread=single_thread or nodes is not None)
+        return self._search(board, token, limits, multipv, on_info, on_currmove,
+                            parallel=not (single_thread or limits.nodes is not None))
 
     @property
     def mate_solver(self) -> MateSearch:
@@ -394,12 +401,12 @@ class Searcher:
             self._mate_solver = MateSearch()
         return self._mate_solver
 
-    def _search(self, board: Board, token: StopToken, *, depth, nodes, mate, multipv,
-                searchmoves, infinite, on_info, on_currmove, single_thread) -> SearchResult:
+    def _search(self, board: Board, token: StopToken, limits: SearchLimits, multipv: int,
+                on_info, on_currmove, parallel: bool) -> SearchResult:
         core = self._core
         allowed = None
-        if searchmoves:
-            allowed = {board.parse_uci(m) for m in searchmoves}
+        if limits.searchmoves:
+            allowed = {board.parse_uci(m) for m in limits.searchmoves}
         core.set_position(board)
         if core.setup_root(allowed) == 0:
             return SearchResult(None, None, 0 if not board.is_check() else None,
@@ -409,19 +416,24 @@ class Searcher:
             def report(depth: int, code: int, number: int) -> None:
                 on_currmove(depth, board.move_uci(code), number)
             core.set_root_move_callback(report)
+        if on_info is not None:
+            def report_window(depth: int, pv_index: int, fail_low: bool) -> None:
+                bound = "upperbound" if fail_low else "lowerbound"
+                on_info(self._info(board, pv_index, depth, bound))
+            core.set_window_callback(report_window)
         try:
-            return self._run(board, core, token, depth=depth, nodes=nodes, mate=mate,
-                             multipv=multipv, searchmoves=searchmoves, infinite=infinite,
-                             on_info=on_info, forced=len(board.legal_move_codes()) == 1,
-                             parallel=not single_thread)
+            return self._run(board, core, token, limits, multipv, on_info,
+                             forced=len(board.legal_move_codes()) == 1, parallel=parallel)
         finally:
             core.stop_helpers()
             core.set_root_move_callback(None)
+            core.set_window_callback(None)
 
-    def _run(self, board: Board, core, token: StopToken, *, depth, nodes, mate, multipv,
-             searchmoves, infinite, on_info, forced: bool, parallel: bool) -> SearchResult:
+    def _run(self, board: Board, core, token: StopToken, limits: SearchLimits, multipv: int,
+             on_info, forced: bool, parallel: bool) -> SearchResult:
+        depth, nodes, mate, infinite = limits.depth, limits.nodes, limits.mate, limits.infinite
         proof_nodes = 0
-        if mate is not None and not infinite and multipv == 1 and not searchmoves \
+        if mate is not None and not infinite and multipv == 1 and not limits.searchmoves \
                 and mate <= MAX_MATE_MOVES:
             proven, proof_nodes = self._exact_mate(board, token, mate, depth, nodes, on_info)
             if proven is not None:
@@ -439,27 +451,16 @@ class Searcher:
             core.start_helpers(max_depth)
         proofs_tried = set()
 
-        scores = [0] * multipv
         best_history: List[int] = []
         score_history: List[int] = []
         completed: List[SearchInfo] = []
         completed_depth = 0
         for iteration in range(1, max_depth + 1):
-            lines: List[SearchInfo] = []
-            finished = 0
-            for pv_index in range(multipv):
-                score = self._aspiration(iteration, scores[pv_index], pv_index, board, on_info)
-                if core.stopped:
-                    break
-                scores[pv_index] = score
-                core.sort_root(pv_index)
-                finished += 1
+            # The lines, each in its aspiration window, the root moves sorted best first once
+            # all are done (a failed window is reported through the window callback).
+            finished = core.search_iteration(iteration, multipv)
             if core.stopped and iteration > 1:
                 break
-            if finished == multipv:
-                # A later line can score above an earlier one (the searches are not exact):
-                # report the lines best first.
-                core.sort_root(0)
             completed_depth = iteration
             # Stopped inside the first iteration: report the lines that were finished (at least
             # one, whose move is legal whatever happened).
@@ -586,32 +587,6 @@ class Searcher:
         if on_info is not None:
             on_info(result.lines[0])
         return result, solver.nodes
-
-    def _aspiration(self, depth: int, previous: int, pv_index: int, board: Board,
-                    on_info) -> int:
-        core = self._core
-        if depth < 5 or abs(previous) >= MATE_BOUND:
-            return core.search_root(depth, -VALUE_INFINITE, VALUE_INFINITE, pv_index)
-        delta = 15
-        alpha = max(previous - delta, -VALUE_INFINITE)
-        beta = min(previous + delta, VALUE_INFINITE)
-        while True:
-            score = core.search_root(depth, alpha, beta, pv_index)
-            if core.stopped:
-                return score
-            if score <= alpha:
-                beta = (alpha + beta) // 2
-                alpha = max(score - delta, -VALUE_INFINITE)
-                bound = "upperbound"
-            elif score >= beta:
-                beta = min(score + delta, VALUE_INFINITE)
-                bound = "lowerbound"
-            else:
-                return score
-            core.sort_root(pv_index)
-            if on_info is not None:
-                on_info(self._info(board, pv_index, depth, bound))
-            delta += delta // 2 + 5
 
     def _time_is_up(self, token: StopToken, best_history: List[int],
                     score_history: List[int]) -> bool:

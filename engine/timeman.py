@@ -11,16 +11,19 @@ Clock play (wtime/btime) gives two limits, both in milliseconds from the start o
 
 `go movetime T` is a fixed time instead: one deadline, T less a small margin for the way out,
 and the searcher uses all of it (no soft limit, nothing saved for later moves).  TimeLimits
-carries either kind and says which it is.
+carries either kind and says which it is; time_limits makes it from a search's SearchLimits.
 
 Everything here is pure arithmetic on integers: no engine, no clock of its own.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, NamedTuple, Optional, Tuple
 
-__all__ = ["TimeLimits", "clock_limits", "movetime_limit", "expected_moves", "MAX_HORIZON",
-           "MOVETIME_MARGIN_MS"]
+if TYPE_CHECKING:
+    from .limits import SearchLimits
+
+__all__ = ["TimeLimits", "time_limits", "clock_limits", "movetime_limit", "expected_moves",
+           "MAX_HORIZON", "MOVETIME_MARGIN_MS"]
 
 # Moves still to come when the GUI does not say (no movestogo): EXPECTED_MOVES_START at the
 # first move, EXPECTED_MOVES_DROP fewer per move played, never fewer than EXPECTED_MOVES_MIN
@@ -135,3 +138,19 @@ class TimeLimits(NamedTuple):
         if self.fixed:
             return {"movetime": self.hard_ms}
         return {"soft_time": self.soft_ms, "hard_time": self.hard_ms}
+
+
+def time_limits(limits: "SearchLimits", white: bool, move_overhead: int = 30,
+                single_reply: bool = False, move_number: int = 1) -> Optional[TimeLimits]:
+    """The time for one move that `limits` (from `go`) give the side to move (white or not):
+    a fixed time for movetime, else clock play on that side's clock (with the other arguments
+    of clock_limits); None for an infinite search or when neither is given."""
+    if limits.infinite:
+        return None
+    if limits.movetime is not None:
+        return TimeLimits.movetime(limits.movetime)
+    time_left, increment = limits.clock(white)
+    if time_left is None:
+        return None
+    return TimeLimits.clock(time_left, increment, limits.movestogo, move_overhead, single_reply,
+                            move_number)

@@ -1,14 +1,15 @@
-# Self-play for training data (issue 13): a whole game in C without the GIL, a fixed node budget
+# Self-play for training data: a whole game in C without the GIL, a fixed node budget
 # per move, the quiet positions packed into the 36-byte records that engine/datagen.py writes
 # (the layout is drawn there and in pack_record below).
 #
 # Each move is an ordinary iterative deepening of the existing search on a SearchCore's own
-# SearchData and table: the root moves are collected and ordered as SearchCore.setup_root does,
-# each iteration is helper_aspiration (the driver's aspiration windows around search_root_c),
-# and the node limit ends the search; the best move of the last completed iteration is played
-# with its score.  Before each game the table, the histories and the pawn cache are emptied,
-# so a game depends only on its start position and the node budget, never on the games a
-# process played before it: that is what makes an interrupted run resumable bit for bit.
+# SearchData and table, with the routines the driver uses (search.pxi): setup_root_c and
+# begin_search_c start it, each iteration is search_iteration_c (one line in an aspiration
+# window), and the node limit ends the search; the best move of the last completed iteration
+# is played with its score.  Before each game the table is emptied and clear_histories_c
+# forgets the histories and the pawn cache, so a game depends only on its start position and
+# the node budget, never on the games a process played before it: that is what makes an
+# interrupted run resumable bit for bit.
 #
 # A game ends by rule (checkmate, stalemate, insufficient material, the fifty-move rule,
 # threefold repetition: the same facts the search uses, checked before each move) or by
@@ -91,55 +92,19 @@ cdef void pack_record(Position* p, uint8_t* r, int score, int ply, uint32_t game
     store_u16(r + 30, ply)
     store_u32(r + 32, game_index)
 
-# Collect and order the root moves of sd.pos (as SearchCore.setup_root) and reset the counters
-# for a search of at most node_limit nodes (as SearchCore.start).  Returns the number of moves.
-cdef int start_datagen_search(SearchData* sd, uint64_t node_limit) noexcept nogil:
-    cdef Move moves[MAX_MOVES]
-    cdef int scores[MAX_MOVES]
-    cdef int n = generate_moves(&sd.pos, GEN_ALL, moves), i
-    cdef bint found
-    cdef TTEntry* tte = tt_probe(sd.tt, sd.pos.st.key, &found)
-    cdef Move m
-    score_moves(sd, moves, scores, n, tte.move if found else MOVE_NONE, 0)
-    for i in range(n):
-        m = pick_move(moves, scores, n, i)
-        sd.root_moves[i].move = m
-        sd.root_moves[i].score = -VALUE_INFINITE
-        sd.root_moves[i].previous_score = -VALUE_INFINITE
-        sd.root_moves[i].pv[0] = m
-        sd.root_moves[i].pv_length = 1
-        sd.root_moves[i].seldepth = 0
-    sd.root_count = n
-    sd.pv_index = 0
-    sd.nodes = 0
-    sd.node_limit = node_limit
-    sd.start_ms = now_ms()
-    sd.check_countdown = 0
-    sd.check_interval = 1
-    sd.last_check_ms = sd.start_ms
-    sd.seldepth = 0
-    sd.stop = 0
-    sd.helper_nodes = 0
-    sd.counted_depth = 0
-    tt_new_search(sd.tt)
-    memset(sd.killers, 0, sizeof(sd.killers))
-    return n
-
 # Iterative deepening to the node limit: the best move of the last completed iteration, its
 # score in *score (VALUE_NONE when not even the first iteration completed; the move is then the
 # first in the ordering, still legal).  sd.pos must have a legal move.
 cdef Move datagen_search(SearchData* sd, uint64_t node_limit, int* score) noexcept nogil:
-    cdef int depth, value, previous = 0
+    cdef int depth
     cdef Move best
-    start_datagen_search(sd, node_limit)
+    setup_root_c(sd, NULL, 0)
+    begin_search_c(sd, node_limit)
     best = sd.root_moves[0].move
     score[0] = VALUE_NONE
     for depth in range(1, DATAGEN_MAX_DEPTH + 1):
-        value = helper_aspiration(sd, depth, previous)
-        if load_int(&sd.stop):
+        if search_iteration_c(sd, depth, 1) < 1:
             break
-        previous = value
-        sort_root_c(sd, 0)
         best = sd.root_moves[0].move
         score[0] = sd.root_moves[0].score
     return best
@@ -148,12 +113,7 @@ cdef Move datagen_search(SearchData* sd, uint64_t node_limit, int* score) noexce
 cdef void reset_for_game(SearchData* sd) noexcept nogil:
     memset(sd.tt.clusters, 0, sd.tt.cluster_count * sizeof(TTCluster))
     sd.tt.generation = 0
-    memset(sd.history, 0, sizeof(sd.history))
-    memset(sd.capture_history, 0, sizeof(sd.capture_history))
-    memset(sd.killers, 0, sizeof(sd.killers))
-    memset(sd.countermoves, 0, sizeof(sd.countermoves))
-    memset(sd.continuation, 0, sizeof(sd.continuation))
-    clear_pawn_cache(<PawnEntry*>sd.pos.pawn_cache)
+    clear_histories_c(sd)
 
 ctypedef struct GameOutcome:
     int result            # white's view: 1, 0, -1

@@ -1,7 +1,7 @@
 # The alpha-beta search: principal variation search with a transposition table, quiescence,
 # null-move pruning, late move reductions, futility and SEE pruning, killers, history and
 # countermoves.  It runs entirely at C level, without the GIL; Python (engine/search.py)
-# calls search_root once per iteration (and aspiration re-search) and reads the results.
+# calls search_iteration_c once per iteration and reads the results.
 #
 # Threads (Lazy SMP).  With Threads > 1 the main thread (the Python driver's) is joined by
 # helper threads, each with a SearchData of its own (position, stacks, histories, pawn cache)
@@ -27,6 +27,68 @@ cdef enum:
     HISTORY_MAX = 16384
     MAX_SEARCH_THREADS = 512
 
+# ---------------------------------------------------------------------------------------------
+# Search parameters: every window, margin, depth bound and reduction of the search, named after
+# the ones in Ethereal's search.h (depths in plies, margins in the evaluation's centipawns).
+
+cdef enum:
+    # Aspiration windows: from WINDOW_DEPTH on, an iteration first searches +-WINDOW_SIZE
+    # around its line's previous score; each failure widens the window by half plus
+    # WINDOW_GROWTH (the failed side moves past the score, a fail low also lowers beta).
+    WINDOW_DEPTH = 5
+    WINDOW_SIZE = 15
+    WINDOW_GROWTH = 5
+    # Reverse futility ("beta") pruning: up to BETA_PRUNING_DEPTH, a node whose evaluation
+    # stands BETA_MARGIN per ply of depth (one ply less when improving) above beta fails high.
+    BETA_PRUNING_DEPTH = 8
+    BETA_MARGIN = 75
+    # Razoring ("alpha" pruning): up to ALPHA_PRUNING_DEPTH, a node whose evaluation is
+    # ALPHA_MARGIN + ALPHA_MARGIN_PER_DEPTH2 * depth^2 below alpha gets a quiescence look only.
+    ALPHA_PRUNING_DEPTH = 2
+    ALPHA_MARGIN = 200
+    ALPHA_MARGIN_PER_DEPTH2 = 250
+    # Null-move pruning from NULL_MOVE_PRUNING_DEPTH on, reduced by NULL_MOVE_REDUCTION plus a
+    # ply per NULL_MOVE_DEPTH_DIVISOR of depth plus a ply per NULL_MOVE_EVAL_DIVISOR of the
+    # evaluation above beta (at most NULL_MOVE_MAX_EVAL_REDUCTION); from
+    # NULL_MOVE_VERIFICATION_DEPTH on a cutoff is verified by a reduced normal search.
+    NULL_MOVE_PRUNING_DEPTH = 3
+    NULL_MOVE_REDUCTION = 3
+    NULL_MOVE_DEPTH_DIVISOR = 3
+    NULL_MOVE_EVAL_DIVISOR = 200
+    NULL_MOVE_MAX_EVAL_REDUCTION = 3
+    NULL_MOVE_VERIFICATION_DEPTH = 12
+    # Internal iterative reduction: from IIR_DEPTH on, a PV or cut node without a table move.
+    IIR_DEPTH = 4
+    # Late move pruning: after (LATE_MOVE_PRUNING_BASE + depth^2) / (2 - improving) moves the
+    # remaining quiet moves are skipped (checks excepted).
+    LATE_MOVE_PRUNING_BASE = 3
+    # Futility pruning of quiet moves: up to FUTILITY_PRUNING_DEPTH of reduced depth, a quiet
+    # move when the static evaluation plus FUTILITY_MARGIN_BASE + FUTILITY_MARGIN_PER_DEPTH
+    # per ply of reduced depth is still at or below alpha.
+    FUTILITY_PRUNING_DEPTH = 8
+    FUTILITY_MARGIN_BASE = 90
+    FUTILITY_MARGIN_PER_DEPTH = 90
+    # SEE pruning up to SEE_PRUNING_DEPTH: a quiet move that loses more than -SEE_QUIET_MARGIN
+    # per ply of reduced depth squared, a capture that loses more than -SEE_NOISY_MARGIN per ply.
+    SEE_PRUNING_DEPTH = 8
+    SEE_QUIET_MARGIN = -25
+    SEE_NOISY_MARGIN = -90
+    # Late move reductions from LMR_DEPTH on; a quiet move's history lowers (or raises) its
+    # reduction by a ply per LMR_HISTORY_DIVISOR.
+    LMR_DEPTH = 3
+    LMR_HISTORY_DIVISOR = 12000
+    # Quiescence delta pruning: a capture that cannot bring the score within QS_DELTA_MARGIN
+    # of alpha even after winning the piece.
+    QS_DELTA_MARGIN = 200
+    # History updates: a bonus of HISTORY_BONUS_SCALE * depth^2, the depth capped at
+    # HISTORY_BONUS_DEPTH.
+    HISTORY_BONUS_SCALE = 16
+    HISTORY_BONUS_DEPTH = 12
+
+# The late move reduction of the m-th move at depth d: LMR_BASE + ln(d) * ln(m) / LMR_DIVISOR.
+cdef double LMR_BASE = 0.8
+cdef double LMR_DIVISOR = 2.3
+
 # Values used by move ordering, SEE and delta pruning (not by the evaluation).
 cdef int SEE_VALUE[7]
 SEE_VALUE[:] = [0, 100, 320, 330, 500, 950, 0]
@@ -40,7 +102,7 @@ cdef void init_search_tables() noexcept nogil:
             if d == 0 or m == 0:
                 LMR_TABLE[d][m] = 0
             else:
-                LMR_TABLE[d][m] = <int>(0.8 + log(<double>d) * log(<double>m) / 2.3)
+                LMR_TABLE[d][m] = <int>(LMR_BASE + log(<double>d) * log(<double>m) / LMR_DIVISOR)
 
 ctypedef struct RootMove:
     Move move
@@ -92,6 +154,9 @@ ctypedef struct SearchData:
     int max_depth                     # helpers: the deepest iteration to search
     int completed_depth               # helpers: the last iteration finished, and its best line
     RootMove completed
+    # Kept last, out of the way of the fields every node reads.
+    void* window_callback             # a Python callable (owned by the SearchCore) or NULL
+    int line_scores[MAX_MOVES]        # each MultiPV line's score in the last iteration
 
 # ---------------------------------------------------------------------------------------------
 # Score helpers
@@ -363,6 +428,11 @@ cdef inline Move pick_move(Move* moves, int* scores, int n, int i) noexcept nogi
         scores[best] = s
     return moves[i]
 
+cdef inline int history_bonus(int depth) noexcept nogil:
+    if depth > HISTORY_BONUS_DEPTH:
+        depth = HISTORY_BONUS_DEPTH
+    return HISTORY_BONUS_SCALE * depth * depth
+
 cdef inline void update_history_entry(int* entry, int bonus) noexcept nogil:
     cdef int magnitude = bonus if bonus >= 0 else -bonus
     entry[0] += bonus - entry[0] * magnitude // HISTORY_MAX
@@ -378,7 +448,7 @@ cdef inline void update_continuation(SearchData* sd, int ply, int index, int bon
 cdef void update_quiet_stats(SearchData* sd, Move best, Move* quiets, int quiet_count,
                              int depth, int ply) noexcept nogil:
     cdef Position* p = &sd.pos
-    cdef int bonus = depth * depth * 16 if depth <= 12 else 2304
+    cdef int bonus = history_bonus(depth)
     cdef int i, us = p.side
     cdef Move prev = p.st.move
     if sd.killers[ply][0] != best:
@@ -396,7 +466,7 @@ cdef void update_quiet_stats(SearchData* sd, Move best, Move* quiets, int quiet_
 cdef void update_capture_stats(SearchData* sd, Move best, Move* captures, int capture_count,
                                int depth) noexcept nogil:
     cdef Position* p = &sd.pos
-    cdef int bonus = depth * depth * 16 if depth <= 12 else 2304
+    cdef int bonus = history_bonus(depth)
     cdef int i
     cdef Move m
     if is_noisy(p, best):
@@ -494,7 +564,7 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply, int qdepth) noexc
                 continue
             # delta pruning: even winning the piece cannot bring the score near alpha
             if (move_kind(m) != PROMOTION and is_noisy(p, m)
-                    and stand_pat + SEE_VALUE[captured_type(p, m)] + 200 <= alpha):
+                    and stand_pat + SEE_VALUE[captured_type(p, m)] + QS_DELTA_MARGIN <= alpha):
                 continue
             if scores[i] < 0 and scores[i] != SCORE_BAD_NOISY - 1:
                 continue   # losing captures (negative SEE) are not worth a look here
@@ -612,20 +682,23 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     if not pv_node and not in_check:
         # Step 5. Reverse futility pruning: far above beta at low depth
         # (not when beta is a mated score: that would hide a faster mate of the defender)
-        if (depth <= 8 and eval - 75 * (depth - improving) >= beta and eval < VALUE_MATE_IN_MAX_PLY
+        if (depth <= BETA_PRUNING_DEPTH and eval - BETA_MARGIN * (depth - improving) >= beta
+                and eval < VALUE_MATE_IN_MAX_PLY
                 and beta > VALUE_MATED_IN_MAX_PLY):
             return eval
 
         # Step 6. Razoring: hopeless at depth 1-2 unless a capture saves it
-        if depth <= 2 and eval + 200 + 250 * depth * depth <= alpha:
+        if depth <= ALPHA_PRUNING_DEPTH and eval + ALPHA_MARGIN + ALPHA_MARGIN_PER_DEPTH2 * depth * depth <= alpha:
             score = qsearch(sd, alpha, alpha + 1, ply, 0)
             if score <= alpha:
                 return score
 
         # Step 7. Null-move pruning, not in pawn endings (zugzwang) nor twice in a row
-        if (depth >= 3 and eval >= beta and static_eval >= beta and p.st.move != MOVE_NULL
+        if (depth >= NULL_MOVE_PRUNING_DEPTH and eval >= beta and static_eval >= beta and p.st.move != MOVE_NULL
                 and has_non_pawn_material(p, p.side) and beta > VALUE_MATED_IN_MAX_PLY):
-            null_r = 3 + depth // 3 + (3 if (eval - beta) // 200 > 3 else (eval - beta) // 200)
+            null_r = NULL_MOVE_REDUCTION + depth // NULL_MOVE_DEPTH_DIVISOR + (
+                NULL_MOVE_MAX_EVAL_REDUCTION if (eval - beta) // NULL_MOVE_EVAL_DIVISOR > NULL_MOVE_MAX_EVAL_REDUCTION
+                else (eval - beta) // NULL_MOVE_EVAL_DIVISOR)
             sd.cont_stack[ply] = sd.continuation_none
             make_null_move(p)
             sd.static_eval[ply + 1] = VALUE_NONE
@@ -637,14 +710,14 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                 if score >= VALUE_MATE_IN_MAX_PLY:
                     score = beta
                 # at high depth, verify with a reduced normal search (zugzwang guard)
-                if depth < 12:
+                if depth < NULL_MOVE_VERIFICATION_DEPTH:
                     return score
                 score = search(sd, beta - 1, beta, depth - null_r, ply, False)
                 if score >= beta:
                     return score
 
     # Step 8. Internal iterative reduction: no table move to guide a deep node
-    if depth >= 4 and tt_move == MOVE_NONE and (pv_node or cut_node):
+    if depth >= IIR_DEPTH and tt_move == MOVE_NONE and (pv_node or cut_node):
         depth -= 1
 
     # Step 9. Move loop
@@ -675,7 +748,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
 
         # Step 10. Shallow-depth pruning of moves that cannot raise alpha
         if not root and best_score > VALUE_MATED_IN_MAX_PLY and has_non_pawn_material(p, p.side):
-            if move_count >= (3 + depth * depth) // (2 - improving):
+            if move_count >= (LATE_MOVE_PRUNING_BASE + depth * depth) // (2 - improving):
                 skip_quiets = True   # late quiet moves are not searched, except checks
                 if quiet and not gives_check:
                     continue
@@ -684,11 +757,12 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                 if lmr_depth < 0:
                     lmr_depth = 0
                 # futility: a quiet move cannot lift a static evaluation this far below alpha
-                if not in_check and lmr_depth <= 8 and static_eval + 90 + 90 * lmr_depth <= alpha:
+                if (not in_check and lmr_depth <= FUTILITY_PRUNING_DEPTH
+                        and static_eval + FUTILITY_MARGIN_BASE + FUTILITY_MARGIN_PER_DEPTH * lmr_depth <= alpha):
                     continue
-                if lmr_depth <= 8 and not see_ge(p, m, -25 * lmr_depth * lmr_depth):
+                if lmr_depth <= SEE_PRUNING_DEPTH and not see_ge(p, m, SEE_QUIET_MARGIN * lmr_depth * lmr_depth):
                     continue
-            elif depth <= 8 and scores[i] < SCORE_GOOD_NOISY and not see_ge(p, m, -90 * depth):
+            elif depth <= SEE_PRUNING_DEPTH and scores[i] < SCORE_GOOD_NOISY and not see_ge(p, m, SEE_NOISY_MARGIN * depth):
                 continue
 
         if root and sd.root_move_callback != NULL:
@@ -701,7 +775,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
         new_depth = depth - 1 + extension
 
         # Step 12. Late move reductions, then principal variation search
-        if depth >= 3 and move_count > 1 + pv_node and (quiet or scores[i] < SCORE_GOOD_NOISY):
+        if depth >= LMR_DEPTH and move_count > 1 + pv_node and (quiet or scores[i] < SCORE_GOOD_NOISY):
             if quiet:
                 r += not pv_node
                 r += cut_node
@@ -709,7 +783,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                 if scores[i] >= SCORE_COUNTER:
                     r -= 1
                 else:
-                    r -= scores[i] // 12000
+                    r -= scores[i] // LMR_HISTORY_DIVISOR
             else:
                 r = r // 2
             if in_check or gives_check:
@@ -783,9 +857,73 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     return best_score
 
 # ---------------------------------------------------------------------------------------------
-# The root: one iteration (shared by the Python driver and the helper threads), sorting, and the
-# helpers' own iterative deepening.
+# The root.  Every thread runs the same routines: the set-up of a search (its root moves, its
+# counters), one iteration of its MultiPV lines in aspiration windows, and the history reset of
+# a new game.  The Python driver calls search_iteration_c once per iteration (reporting a failed
+# window through a callback); a helper thread and self-play call it from their own iterative
+# deepening in C.
 
+# Collect the root moves of sd.pos, ordered by the table move and the capture, killer and history
+# scores; with allowed (not NULL) only those among its allowed_count moves.  Returns how many.
+cdef int setup_root_c(SearchData* sd, Move* allowed, int allowed_count) noexcept nogil:
+    cdef Move moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef int n = generate_moves(&sd.pos, GEN_ALL, moves), i, j, k = 0
+    cdef bint found, wanted
+    cdef TTEntry* tte = tt_probe(sd.tt, sd.pos.st.key, &found)
+    cdef Move m
+    cdef RootMove* rm
+    score_moves(sd, moves, scores, n, tte.move if found else MOVE_NONE, 0)
+    for i in range(n):
+        m = pick_move(moves, scores, n, i)
+        if allowed != NULL:
+            wanted = False
+            for j in range(allowed_count):
+                if allowed[j] == m:
+                    wanted = True
+                    break
+            if not wanted:
+                continue
+        rm = &sd.root_moves[k]
+        rm.move = m
+        rm.score = -VALUE_INFINITE
+        rm.previous_score = -VALUE_INFINITE
+        rm.pv[0] = m
+        rm.pv_length = 1
+        rm.seldepth = 0
+        k += 1
+    sd.root_count = k
+    return k
+
+# Reset the counters for a search of sd's root moves that ends at node_limit (0: none) or when
+# its token says; the killers are forgotten and the table starts a new generation.
+cdef void begin_search_c(SearchData* sd, uint64_t node_limit) noexcept nogil:
+    sd.pv_index = 0
+    sd.nodes = 0
+    sd.node_limit = node_limit
+    sd.start_ms = now_ms()
+    sd.check_countdown = 0
+    sd.check_interval = 1
+    sd.last_check_ms = sd.start_ms
+    sd.seldepth = 0
+    sd.stop = 1 if stop_due(sd.token) else 0
+    sd.helper_nodes = 0
+    sd.counted_depth = 0
+    memset(sd.line_scores, 0, sizeof(sd.line_scores))
+    tt_new_search(sd.tt)
+    memset(sd.killers, 0, sizeof(sd.killers))
+
+# Forget the move-ordering statistics (histories, killers, countermoves) and the pawn cache: a
+# search after it depends on nothing searched before but the table.
+cdef void clear_histories_c(SearchData* sd) noexcept nogil:
+    memset(sd.history, 0, sizeof(sd.history))
+    memset(sd.capture_history, 0, sizeof(sd.capture_history))
+    memset(sd.killers, 0, sizeof(sd.killers))
+    memset(sd.countermoves, 0, sizeof(sd.countermoves))
+    memset(sd.continuation, 0, sizeof(sd.continuation))
+    clear_pawn_cache(<PawnEntry*>sd.pos.pawn_cache)
+
+# One root search of the given depth and window for MultiPV line pv_index.
 cdef int search_root_c(SearchData* sd, int depth, int alpha, int beta, int pv_index) noexcept nogil:
     cdef int i
     for i in range(pv_index, sd.root_count):
@@ -811,32 +949,80 @@ cdef void sort_root_c(SearchData* sd, int start) noexcept nogil:
             sd.root_moves[j - 1] = tmp
             j -= 1
 
-# A helper's iteration with the driver's aspiration windows (engine/search.py).
-cdef int helper_aspiration(SearchData* sd, int depth, int previous) noexcept nogil:
-    cdef int delta = 15, alpha, beta, score
-    if depth < 5 or previous >= VALUE_MATE_IN_MAX_PLY or previous <= VALUE_MATED_IN_MAX_PLY:
-        return search_root_c(sd, depth, -VALUE_INFINITE, VALUE_INFINITE, 0)
+# True once this search must end: its stop flag, or its token (stopped, or past the hard
+# deadline) even where the search has not looked at it since.
+cdef inline bint search_stopped(SearchData* sd) noexcept nogil:
+    if load_int(&sd.stop):
+        return True
+    if stop_due(sd.token):
+        store_int(&sd.stop, 1)
+        return True
+    return False
+
+# x / 2 rounded toward minus infinity (C division rounds toward zero).
+cdef inline int floor_half(int x) noexcept nogil:
+    return (x - (x & 1)) // 2
+
+# A failed aspiration window (UCI `info ... upperbound|lowerbound`): at most a few per
+# iteration, so taking the GIL costs nothing.  A callback that returns False stops the search.
+cdef void report_window(SearchData* sd, int depth, int pv_index, bint fail_low) noexcept nogil:
+    with gil:
+        try:
+            if not (<object>sd.window_callback)(depth, pv_index, fail_low):
+                store_int(&sd.stop, 1)
+        except BaseException:
+            store_int(&sd.stop, 1)
+
+# MultiPV line pv_index searched to `depth` in an aspiration window around the line's score of
+# the previous iteration (see WINDOW_DEPTH); after each failure the root moves from pv_index on
+# are sorted and the failure reported (window_callback).  Returns the score (meaningless once
+# the search is stopped).
+cdef int aspiration_window(SearchData* sd, int depth, int pv_index) noexcept nogil:
+    cdef int previous = sd.line_scores[pv_index]
+    cdef int delta = WINDOW_SIZE, alpha, beta, score
+    cdef bint fail_low
+    if depth < WINDOW_DEPTH or previous >= VALUE_MATE_IN_MAX_PLY or previous <= VALUE_MATED_IN_MAX_PLY:
+        return search_root_c(sd, depth, -VALUE_INFINITE, VALUE_INFINITE, pv_index)
     alpha = max(previous - delta, -VALUE_INFINITE)
     beta = min(previous + delta, VALUE_INFINITE)
     while True:
-        score = search_root_c(sd, depth, alpha, beta, 0)
-        if load_int(&sd.stop):
+        score = search_root_c(sd, depth, alpha, beta, pv_index)
+        if search_stopped(sd):
             return score
         if score <= alpha:
-            beta = (alpha + beta) // 2
+            beta = floor_half(alpha + beta)
             alpha = max(score - delta, -VALUE_INFINITE)
+            fail_low = True
         elif score >= beta:
             beta = min(score + delta, VALUE_INFINITE)
+            fail_low = False
         else:
             return score
-        sort_root_c(sd, 0)
-        delta += delta // 2 + 5
+        sort_root_c(sd, pv_index)
+        if sd.window_callback != NULL:
+            report_window(sd, depth, pv_index, fail_low)
+        delta += delta // 2 + WINDOW_GROWTH
+
+# One iteration: MultiPV lines 0..lines-1 in turn, each an aspiration window whose score becomes
+# the line's (sd.line_scores) and whose moves are then sorted below the earlier lines; once all
+# are done every root move is sorted, best first (a later line can score above an earlier one:
+# the searches are not exact).  Returns how many lines were finished before a stop.
+cdef int search_iteration_c(SearchData* sd, int depth, int lines) noexcept nogil:
+    cdef int pv_index, score
+    for pv_index in range(lines):
+        score = aspiration_window(sd, depth, pv_index)
+        if search_stopped(sd):
+            return pv_index
+        sd.line_scores[pv_index] = score
+        sort_root_c(sd, pv_index)
+    sort_root_c(sd, 0)
+    return lines
 
 # A helper thread: iterate until told to stop (or max_depth), recording each finished iteration.
 cdef void helper_main(void* arg) noexcept nogil:
     cdef SearchData* sd = <SearchData*>arg
     cdef SmpState* smp = sd.smp
-    cdef int depth, score, previous = 0
+    cdef int depth
     for depth in range(1, sd.max_depth + 1):
         if load_int(&sd.stop) or load_int(&smp.abort):
             break
@@ -847,10 +1033,7 @@ cdef void helper_main(void* arg) noexcept nogil:
             continue
         if depth <= MAX_PLY:
             fetch_add_int(&smp.depth_count[depth], 1)
-        score = helper_aspiration(sd, depth, previous)
-        if load_int(&sd.stop):
+        if search_iteration_c(sd, depth, 1) < 1:
             break
-        previous = score
-        sort_root_c(sd, 0)
         sd.completed = sd.root_moves[0]
         sd.completed_depth = depth

@@ -1,5 +1,7 @@
 # SearchCore: the Python handle on one search (its table, histories and root moves).  Called
-# by engine/search.py once per iteration; every call that searches releases the GIL.
+# by engine/search.py once per iteration; every call that searches releases the GIL.  The
+# routines it wraps (root set-up, the search's start, an iteration, the history reset) are
+# search.pxi's, the same ones the helper threads and self-play (datagen.pxi) run.
 
 
 cdef SearchData* new_search_data(TranspositionTable* tt) except NULL:
@@ -72,6 +74,8 @@ cdef class SearchCore:
     cdef thread_handle* handles        # the helper threads of the running search
     cdef int* running                  # 1 where a helper thread was started and not joined
     cdef object _root_move_callback
+    cdef object _window_report     # the window callback's wrapper that the C side borrows
+    cdef list _window_errors       # what that callback raised in the running iteration
     cdef StopToken _token          # the token of the current search (kept alive here)
     cdef NnueNetwork _network      # the net every thread evaluates with, or None: classical
 
@@ -217,6 +221,8 @@ cdef class SearchCore:
             h.seldepth = 0
             h.stop = sd.stop
             h.root_move_callback = NULL
+            h.window_callback = NULL
+            memset(h.line_scores, 0, sizeof(h.line_scores))
             h.max_depth = max_depth if max_depth <= MAX_PLY else MAX_PLY
             memset(h.killers, 0, sizeof(h.killers))
         with nogil:
@@ -321,12 +327,7 @@ cdef class SearchCore:
         for i in range(self.helper_count + 1):
             sd = self.sd if i == 0 else self.helpers[i - 1]
             with nogil:
-                memset(sd.history, 0, sizeof(sd.history))
-                memset(sd.capture_history, 0, sizeof(sd.capture_history))
-                memset(sd.killers, 0, sizeof(sd.killers))
-                memset(sd.countermoves, 0, sizeof(sd.countermoves))
-                memset(sd.continuation, 0, sizeof(sd.continuation))
-                clear_pawn_cache(<PawnEntry*>sd.pos.pawn_cache)
+                clear_histories_c(sd)
 
     def hashfull(self):
         return tt_hashfull(self.sd.tt)
@@ -348,48 +349,28 @@ cdef class SearchCore:
     def setup_root(self, allowed=None):
         """Collect the root moves (only those in `allowed`, codes, when given), ordered by the
         table move and the capture/killer/history heuristics.  Returns how many there are."""
-        cdef SearchData* sd = self.sd
-        cdef Move moves[MAX_MOVES]
-        cdef int scores[MAX_MOVES]
-        cdef int n = generate_moves(&sd.pos, GEN_ALL, moves), i, k = 0
-        cdef bint found
-        cdef TTEntry* tte = tt_probe(sd.tt, sd.pos.st.key, &found)
-        score_moves(sd, moves, scores, n, tte.move if found else MOVE_NONE, 0)
+        cdef Move legal[MAX_MOVES]
+        cdef Move chosen[MAX_MOVES]
+        cdef int n, i, count = 0
+        if allowed is None:
+            return setup_root_c(self.sd, NULL, 0)
+        n = generate_moves(&self.sd.pos, GEN_ALL, legal)
         for i in range(n):
-            m = pick_move(moves, scores, n, i)
-            if allowed is not None and m not in allowed:
-                continue
-            sd.root_moves[k].move = m
-            sd.root_moves[k].score = -VALUE_INFINITE
-            sd.root_moves[k].previous_score = -VALUE_INFINITE
-            sd.root_moves[k].pv[0] = m
-            sd.root_moves[k].pv_length = 1
-            sd.root_moves[k].seldepth = 0
-            k += 1
-        sd.root_count = k
-        return k
+            if legal[i] in allowed:
+                chosen[count] = legal[i]
+                count += 1
+        return setup_root_c(self.sd, chosen, count)
 
     def start(self, StopToken token not None, node_limit=0):
         """Reset the counters for a new search that ends at node_limit (0: none) or when the
         token says (stop, hard deadline).  The token itself is never reset."""
-        cdef SearchData* sd = self.sd
+        cdef int i
         self._token = token
-        sd.token = &token.state
-        sd.nodes = 0
-        sd.node_limit = node_limit or 0
-        sd.start_ms = now_ms()
-        sd.check_countdown = 0
-        sd.check_interval = 1
-        sd.last_check_ms = sd.start_ms
-        sd.seldepth = 0
-        sd.stop = 1 if stop_due(sd.token) else 0
-        sd.helper_nodes = 0
-        sd.counted_depth = 0
+        self.sd.token = &token.state
+        begin_search_c(self.sd, node_limit or 0)
         for i in range(self.helper_count):
             self.helpers[i].nodes = 0
             self.helpers[i].completed_depth = 0
-        tt_new_search(sd.tt)
-        memset(sd.killers, 0, sizeof(sd.killers))
 
     def set_root_move_callback(self, callback):
         """callback(depth, move_code, number) before each root move is searched, or None.
@@ -397,15 +378,27 @@ cdef class SearchCore:
         self._root_move_callback = callback    # keeps the reference the C side borrows
         self.sd.root_move_callback = <void*>callback if callback is not None else NULL
 
+    def set_window_callback(self, callback):
+        """callback(depth, pv_index, fail_low) after each failed aspiration window of
+        search_iteration (the root moves from pv_index on sorted by the scores it gave), or
+        None.  Called from the searching thread with the GIL held; an exception it raises stops
+        the search and is raised again by search_iteration."""
+        errors = self._window_errors = []
+
+        def report(depth, pv_index, fail_low):
+            try:
+                callback(depth, pv_index, fail_low)
+                return True
+            except BaseException as error:
+                errors.append(error)
+                return False
+        self._window_report = report if callback is not None else None
+        self.sd.window_callback = <void*>report if callback is not None else NULL
+
     @property
     def stopped(self):
         """True when the search has ended on its node limit or its token."""
-        if load_int(&self.sd.stop):
-            return True
-        if stop_due(self.sd.token):
-            self.sd.stop = 1
-            return True
-        return False
+        return search_stopped(self.sd)
 
     @property
     def nodes(self):
@@ -427,19 +420,18 @@ cdef class SearchCore:
     def root_count(self):
         return self.sd.root_count
 
-    def search_root(self, int depth, int alpha, int beta, int pv_index=0):
-        """One root search of the given depth and window for MultiPV line pv_index."""
-        cdef SearchData* sd = self.sd
-        cdef int score
-        if not 0 <= pv_index < sd.root_count:
-            raise ValueError("pv_index out of range")
+    def search_iteration(self, int depth, int lines=1):
+        """One iteration of `depth` over MultiPV lines 0..lines-1, each in an aspiration window
+        around its score of the previous iteration (0 after start()); the root moves are left
+        sorted, best first.  Returns how many lines were finished before the search stopped."""
+        cdef int finished
+        if not 1 <= lines <= self.sd.root_count:
+            raise ValueError("lines out of range")
         with nogil:
-            score = search_root_c(sd, depth, alpha, beta, pv_index)
-        return score
-
-    def sort_root(self, int start=0):
-        """Stable sort of root moves start.. by score, best first."""
-        sort_root_c(self.sd, start)
+            finished = search_iteration_c(self.sd, depth, lines)
+        if self._window_errors:
+            raise self._window_errors.pop()
+        return finished
 
     def root_move(self, int i):
         """(move code, score, previous score, seldepth, pv codes) of root move i."""
@@ -458,6 +450,7 @@ cdef class SearchCore:
         return None
 
 MAX_SEARCH_THREADS_PY = MAX_SEARCH_THREADS
+MAX_HASH_MB_PY = MAX_HASH_MB
 VALUE_MATE_PY = VALUE_MATE
 VALUE_INFINITE_PY = VALUE_INFINITE
 MATE_BOUND_PY = VALUE_MATE_IN_MAX_PLY

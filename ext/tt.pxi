@@ -165,6 +165,8 @@ cdef extern from *:
 
 cdef enum:
     MB = 1024 * 1024
+    # The largest table a searcher accepts (the UCI Hash option's maximum).
+    MAX_HASH_MB = 65536
     # A clearing thread gets at least this much of the table (fewer threads for small tables).
     CLEAR_SHARE_MIN_BYTES = 64 * MB
     # The warm-up looks at its stop flag every this many bytes (well under a millisecond).

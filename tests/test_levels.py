@@ -150,3 +150,21 @@ def test_each_evaluation_plays_the_levels_of_its_own_table():
                                    rng=random.Random(ply))
             assert (ours.best_move, ours.score) == (theirs.best_move, theirs.score), (network, ply)
             board.push_uci(ours.best_move)
+
+
+def test_play_takes_the_limits_as_a_value_or_as_keywords():
+    from scacco.engine.limits import SearchLimits
+    board = Board()
+    # full strength: the limits reach the search whole
+    assert play(Searcher(1, threads=1), board, SearchLimits(depth=3)).depth == 3
+    by_value = play(Searcher(16), board, SearchLimits(movetime=50), limit_strength=True,
+                    elo=2400, rng=random.Random(1))
+    assert chess.Move.from_uci(by_value.best_move) in chess.Board().legal_moves
+    assert by_value.nodes < level_for_elo(2400).nodes               # capped as by keywords
+    same = [play(Searcher(16), board, limits, limit_strength=True, elo=900, rng=random.Random(5))
+            for limits in (SearchLimits(nodes=10 ** 6), None)]
+    assert same[0].best_move == same[1].best_move and same[0].score == same[1].score
+    with pytest.raises(ValueError, match="not both"):
+        play(Searcher(1), board, SearchLimits(depth=2), depth=3)
+    with pytest.raises(ValueError, match="depth"):
+        play(Searcher(1), board, depth=0)

@@ -818,3 +818,129 @@ def test_mate_proof_gives_up_at_its_time_limit():
     solver.reset(0)
     assert solver.side_to_move_mates(1) is False      # no limit: an answer (python-chess agrees)
     assert not can_mate(chess.Board(DETERMINISM_FENS[1]), 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# One iteration routine for the driver, the helper threads and self-play
+
+class CountingCore:
+    """Stands in for a Searcher's SearchCore, counting the driver's calls by name."""
+
+    def __init__(self, core) -> None:
+        self.core, self.calls = core, {}
+
+    def __getattr__(self, name):
+        attribute = getattr(self.core, name)
+        if callable(attribute):
+            def counted(*args, **kwargs):
+                self.calls[name] = self.calls.get(name, 0) + 1
+                return attribute(*args, **kwargs)
+            return counted
+        return attribute
+
+
+@pytest.mark.parametrize("multipv", [1, 3])
+def test_the_driver_calls_the_core_once_per_iteration(multipv):
+    searcher = Searcher(16, threads=1)
+    core = searcher._core = CountingCore(searcher._core)
+    infos = []
+    result = searcher.search(Board(DETERMINISM_FENS[1]), depth=12, multipv=multipv,
+                             on_info=infos.append)
+    assert result.depth == 12
+    assert any(info.bound is not None for info in infos)      # some windows failed...
+    assert core.calls["search_iteration"] == 12               # ...inside the C iteration
+    assert [info.depth for info in infos if info.bound is None] == \
+        [d for d in range(1, 13) for _ in range(multipv)]
+    for info in infos:
+        assert info.bound in (None, "upperbound", "lowerbound")
+        assert_legal_line(DETERMINISM_FENS[1], info.pv)
+
+
+def test_an_exception_from_a_window_report_ends_the_search():
+    class Refused(Exception):
+        pass
+
+    def on_info(info):
+        if info.bound is not None:
+            raise Refused(info.bound)
+    searcher = Searcher(16, threads=1)
+    with pytest.raises(Refused):
+        searcher.search(Board(DETERMINISM_FENS[1]), depth=14, on_info=on_info)
+    assert searcher.search(Board(), depth=3).depth == 3      # and the searcher goes on
+
+
+def test_search_iteration_needs_a_line_to_search():
+    searcher = Searcher(1, threads=1)
+    core = searcher._core
+    core.set_position(Board())
+    assert core.setup_root(None) == 20
+    core.start(searcher._token, 0)
+    with pytest.raises(ValueError):
+        core.search_iteration(1, 21)
+    with pytest.raises(ValueError):
+        core.search_iteration(1, 0)
+    assert core.search_iteration(1, 20) == 20
+
+
+@pytest.mark.parametrize("index", range(0, 32))
+def test_self_play_plays_the_moves_the_searcher_plays(index):
+    """Self-play (ext/datagen.pxi) runs the driver's search: the same root set-up, iterations
+    and aspiration windows, on a table and histories emptied before the game.  A Searcher as
+    fresh, given each position of the game in turn at the same node budget, plays it again."""
+    from scacco.ext._core import CoreBoard, SelfPlay
+    fen = shared_file("chessathome_openings.fen").read_text().splitlines()[index]
+    start = CoreBoard()
+    start.set_fen(fen)
+    moves = SelfPlay(4).play(start, 2000, index)[3]
+    searcher, board = Searcher(4, threads=1, network=None), Board(fen)
+    for ply, code in enumerate(moves):
+        played = board.move_uci(code)
+        assert searcher.search(board, nodes=2000).best_move == played, f"ply {ply}"
+        board.push_uci(played)
+
+
+def test_hash_limit_is_the_options_one():
+    from scacco.engine.search import MAX_HASH_MB
+    from scacco.uci.options import MAX_HASH_MB as OPTION_MAX
+    assert MAX_HASH_MB == OPTION_MAX
+    with pytest.raises(ValueError, match=f"1..{MAX_HASH_MB}"):
+        Searcher(MAX_HASH_MB + 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Limits as one value (engine.limits.SearchLimits) or as keywords
+
+def test_limits_as_a_value_or_as_keywords_search_alike():
+    from scacco.engine.limits import SearchLimits
+    fen = DETERMINISM_FENS[1]
+    by_keywords = Searcher(16, threads=1).search(Board(fen), depth=6, searchmoves=["e2a6", "d5e6"])
+    limits = SearchLimits(depth=6, searchmoves=("e2a6", "d5e6"))
+    by_value = Searcher(16, threads=1).search(Board(fen), limits)
+    assert by_value.best_move in ("e2a6", "d5e6")
+    assert (by_value.best_move, by_value.nodes, by_value.pv) == \
+        (by_keywords.best_move, by_keywords.nodes, by_keywords.pv)
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda s, limits: s.search(Board(), limits(depth=2), depth=3), ValueError),   # both
+    (lambda s, limits: s.search(Board(), dpeth=3), TypeError),                     # no limit
+    (lambda s, limits: s.search(Board(), depth=0), ValueError),
+    (lambda s, limits: s.search(Board(), nodes=-5), ValueError),
+    (lambda s, limits: s.search(Board(), mate=0), ValueError),
+    (lambda s, limits: s.search(Board(), wtime=60000), ValueError),                # a clock
+    (lambda s, limits: s.search(Board(), {"depth": 3}), TypeError),
+])
+def test_bad_limits_are_refused_before_the_search(call, error):
+    from scacco.engine.limits import SearchLimits
+    searcher = Searcher(1, threads=1)
+    token = searcher._token
+    with pytest.raises(error):
+        call(searcher, SearchLimits)
+    assert searcher._token is token and not searcher.stop_requested
+
+
+def test_a_pondering_search_applies_no_time():
+    # ponder: the caller sets the time at ponderhit; a movetime of 1 ms must not end it.
+    result = Searcher(16, threads=1).search(Board(DETERMINISM_FENS[1]), depth=9, movetime=1,
+                                            ponder=True)
+    assert result.depth == 9

@@ -132,3 +132,17 @@ def test_the_clock_is_spread_over_fewer_moves_as_the_game_goes_on():
     # Without an increment the floor is higher (more moves kept in reserve).
     assert clock_limits(60000, 0, None, 30, move_number=200)[0] < \
         clock_limits(60000, 1, None, 30, move_number=200)[0]
+
+
+def test_time_limits_of_a_search_read_the_side_to_moves_clock():
+    from scacco.engine.limits import SearchLimits
+    from scacco.engine.timeman import time_limits
+    clock = SearchLimits(wtime=60000, btime=1000, winc=500, movestogo=20)
+    assert time_limits(clock, True, 40, move_number=9) == TimeLimits.clock(60000, 500, 20, 40,
+                                                                          move_number=9)
+    assert time_limits(clock, False, single_reply=True) == TimeLimits.clock(1000, 0, 20, 30, True)
+    # 500 ms less the margin: min(MOVETIME_MARGIN_MS, 500 // 5) = 10 ms
+    assert time_limits(SearchLimits(movetime=500, wtime=9), True) == TimeLimits(None, 490, True)
+    assert time_limits(SearchLimits(movetime=500, infinite=True), True) is None
+    assert time_limits(SearchLimits(btime=5000), True) is None        # white has no clock
+    assert time_limits(SearchLimits(depth=3), False) is None

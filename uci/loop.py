@@ -734,27 +734,23 @@ class Session:
             self.out.info("searchmoves: no legal move given; searching all moves")
         return chosen or legal
 
-    def _time_limits(self, go, board, root_count: int):
+    def _time_limits(self, search_limits, board, root_count: int):
         """TimeLimits from movetime (fixed: a hard limit and no soft one) or the clock of the
-        side to move; None if neither."""
-        from ..engine.timeman import TimeLimits
-        if go.movetime is not None:
-            return TimeLimits.movetime(go.movetime)
-        time_left, increment = go.clock(board.turn)
-        if time_left is None:
-            return None
-        return TimeLimits.clock(time_left, increment, go.movestogo, self.options["Move Overhead"],
-                                single_reply=root_count == 1, move_number=board.fullmove_number)
+        side to move; None if neither, or infinite (engine.timeman.time_limits)."""
+        from ..engine.timeman import time_limits
+        return time_limits(search_limits, board.turn, self.options["Move Overhead"],
+                           single_reply=root_count == 1, move_number=board.fullmove_number)
 
     def _start_search(self, go) -> None:
+        from ..engine.limits import SearchLimits
         board = self.board.copy()
         legal = board.legal_moves()
         root = self._root_moves(board, legal, go.searchmoves)
+        search_limits = SearchLimits.from_go(go).replace(
+            searchmoves=root if len(root) < len(legal) else None)
         kwargs = self.options.search_args()
-        kwargs.update(depth=go.depth, nodes=go.nodes, mate=go.mate, infinite=go.infinite,
-                      searchmoves=root if len(root) < len(legal) else None)
         kwargs["multipv"] = max(1, min(kwargs.get("multipv", 1), len(root)))
-        limits = None if go.infinite else self._time_limits(go, board, len(root))
+        limits = self._time_limits(search_limits, board, len(root))
         job = Job("search", hold=go.ponder or go.infinite)
         job.pondering, job.infinite = go.ponder, go.infinite
         job.bounded = not go.infinite and (limits is not None or go.depth is not None
@@ -765,10 +761,12 @@ class Session:
             # our clock runs from the moment go arrived; a movetime has no soft limit
             job.token.set_limits(limits.soft_ms, limits.hard_ms)
         if self.debug:
-            self.out.info(f"go: limits {limits}, options {kwargs}")
-        self.submit(job, lambda: self._search(job, board, legal, root, kwargs))
+            self.out.info(f"go: limits {limits}, {search_limits.keywords()}, options {kwargs}")
+        # The time is on the job's token (from go, or from ponderhit): the search gets the rest.
+        search_limits = search_limits.without_time()
+        self.submit(job, lambda: self._search(job, board, legal, root, search_limits, kwargs))
 
-    def _search(self, job: Job, board, legal, root, kwargs) -> None:
+    def _search(self, job: Job, board, legal, root, search_limits, kwargs) -> None:
         """Worker: search, check the answer, wait for release if holding, print bestmove.
         The bestmove is printed whatever happens: a GUI waits for it."""
         best, ponder = (root[0] if root else None), None
@@ -781,7 +779,8 @@ class Session:
                     state = "in memory" if searcher.table_in_memory else "pages still coming"
                     self.out.info(f"go: hash {searcher.hash_mb} MB ({state})")
                 if searcher is not None:
-                    best, ponder = self._run_searcher(job, searcher, board, root, kwargs)
+                    best, ponder = self._run_searcher(job, searcher, board, root,
+                                                      search_limits, kwargs)
         finally:
             job.released.wait()
             if self.debug:      # the time our clock ran: from go, or from ponderhit
@@ -794,7 +793,7 @@ class Session:
                 job.answered = True
             self.out.line(format_bestmove(best, ponder))
 
-    def _run_searcher(self, job: Job, searcher, board, root, kwargs):
+    def _run_searcher(self, job: Job, searcher, board, root, search_limits, kwargs):
         """(best, ponder) from the searcher under the job's token, checked for legality."""
         token = job.token
         if token.stopped:
@@ -802,7 +801,7 @@ class Session:
             # fresh token lets run, gives a sound move at once.
             from ..engine.search import StopToken
             token = StopToken()
-            kwargs.update(depth=1, nodes=None, mate=None, infinite=False)
+            search_limits = search_limits.replace(depth=1, nodes=None, mate=None, infinite=False)
         best = ponder = None
         try:
             play = self.options.play_function()
@@ -810,9 +809,11 @@ class Session:
                              on_currmove=lambda *a: self._on_currmove(job, *a))
             if play is None:
                 from ..engine.levels import play as play_at_level
-                result = play_at_level(searcher, board, rng=self._rng, stop=token, **callbacks, **kwargs)
+                result = play_at_level(searcher, board, search_limits, rng=self._rng, stop=token,
+                                       **callbacks, **kwargs)
             else:
-                result = play(searcher, board, stop=token, **callbacks, **kwargs)
+                result = play(searcher, board, stop=token, **callbacks, **kwargs,
+                              **search_limits.keywords())
             best, ponder = result.best_move, result.ponder_move
         except Exception as exc:
             traceback.print_exc(file=sys.stderr)

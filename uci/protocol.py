@@ -7,7 +7,7 @@ to do with the values; keeping the text handling here makes it testable without 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import List, Optional, Sequence, Tuple
 
 __all__ = [
@@ -26,21 +26,6 @@ MAX_PERFT_DEPTH = 20
 _INT_PATTERN = re.compile(r"[+-]?[0-9]+")
 _MOVE_PATTERN = re.compile(r"[a-h][1-8][a-h][1-8][nbrq]?")
 
-# The `go` parameters that take an integer: (smallest accepted value, clamp at).
-_GO_INTEGERS = {
-    "wtime": (None, MAX_TIME_MS),      # may be negative: some GUIs report an overdrawn clock
-    "btime": (None, MAX_TIME_MS),
-    "winc": (None, MAX_TIME_MS),
-    "binc": (None, MAX_TIME_MS),
-    "movestogo": (0, 10 ** 6),
-    "depth": (1, MAX_DEPTH),
-    "nodes": (1, MAX_NODES),
-    "mate": (1, MAX_DEPTH),
-    "movetime": (0, MAX_TIME_MS),
-    "perft": (1, None),                # checked against MAX_PERFT_DEPTH: a perft is not stoppable
-}
-_GO_FLAGS = ("ponder", "infinite")
-_GO_KEYWORDS = frozenset(_GO_INTEGERS) | frozenset(_GO_FLAGS) | {"searchmoves"}
 
 
 def printable(text: str, limit: int = 300) -> str:
@@ -74,29 +59,43 @@ def parse_int(text: str, what: str, minimum: Optional[int] = None,
 # -- go ---------------------------------------------------------------------------------
 
 
+def _integer(minimum: Optional[int], clamp: Optional[int]):
+    """A `go` parameter that takes an integer of at least `minimum` (None: any), clamped at
+    `clamp`."""
+    return field(default=None, metadata={"integer": (minimum, clamp)})
+
+
 @dataclass
 class GoCommand:
     """Every parameter of `go`; None (or False) where the GUI did not give it.  `perft` is
-    the non-standard `go perft N` of Stockfish."""
+    the non-standard `go perft N` of Stockfish.  The fields are the parser's table: a flag
+    (False by default), searchmoves, or an integer with its range.  The search's limits are
+    the fields engine.limits.SearchLimits shares with it (SearchLimits.from_go)."""
 
     searchmoves: Optional[List[str]] = None
     ponder: bool = False
-    wtime: Optional[int] = None
-    btime: Optional[int] = None
-    winc: Optional[int] = None
-    binc: Optional[int] = None
-    movestogo: Optional[int] = None
-    depth: Optional[int] = None
-    nodes: Optional[int] = None
-    mate: Optional[int] = None
-    movetime: Optional[int] = None
+    wtime: Optional[int] = _integer(None, MAX_TIME_MS)  # may be negative: an overdrawn clock
+    btime: Optional[int] = _integer(None, MAX_TIME_MS)
+    winc: Optional[int] = _integer(None, MAX_TIME_MS)
+    binc: Optional[int] = _integer(None, MAX_TIME_MS)
+    movestogo: Optional[int] = _integer(0, 10 ** 6)
+    depth: Optional[int] = _integer(1, MAX_DEPTH)
+    nodes: Optional[int] = _integer(1, MAX_NODES)
+    mate: Optional[int] = _integer(1, MAX_DEPTH)
+    movetime: Optional[int] = _integer(0, MAX_TIME_MS)
     infinite: bool = False
-    perft: Optional[int] = None
+    perft: Optional[int] = _integer(1, None)  # at most MAX_PERFT_DEPTH: a perft is not stoppable
 
     def clock(self, white: bool) -> Tuple[Optional[int], int]:
         """(time left, increment) of the side to move; time left is None without a clock."""
         time_left, increment = (self.wtime, self.winc) if white else (self.btime, self.binc)
         return time_left, max(0, increment or 0)
+
+
+# The parameters that take an integer: (smallest accepted value, clamp at); the flags.
+_GO_INTEGERS = {f.name: f.metadata["integer"] for f in fields(GoCommand) if "integer" in f.metadata}
+_GO_FLAGS = tuple(f.name for f in fields(GoCommand) if f.default is False)
+_GO_KEYWORDS = frozenset(f.name for f in fields(GoCommand))
 
 
 def parse_go(tokens: Sequence[str]) -> GoCommand:
