@@ -17,7 +17,7 @@ import chess
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scacco.engine.board import Board  # noqa: E402
-from scacco.engine.search import Searcher  # noqa: E402
+from scacco.engine.search import MAX_HASH_MB, Searcher  # noqa: E402
 
 
 def read_suite(path, limit=None):
@@ -103,8 +103,8 @@ def main(argv=None):
         parser.error("--time must be positive")
     if args.limit is not None and args.limit < 1:
         parser.error("--limit must be at least 1")
-    if not 1 <= args.hash <= 65536:
-        parser.error("--hash must be in 1..65536 MB")
+    if not 1 <= args.hash <= MAX_HASH_MB:
+        parser.error(f"--hash must be in 1..{MAX_HASH_MB} MB")
     try:
         entries = read_suite(args.suite, args.limit)
     except (OSError, ValueError) as error:

@@ -743,13 +743,7 @@ def reference(tmp_path_factory, openings):
     return path
 
 
-COMMAND_LINE = pytest.param(
-    "command", marks=pytest.mark.xfail(
-        strict=True, reason="the command line adds a line of its own: uci/cli/training.py's "
-                            "datagen() is to return 130 on DatagenInterrupted"))
-
-
-@pytest.mark.parametrize("run", ["function", COMMAND_LINE])
+@pytest.mark.parametrize("run", ["function", "command"])
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_ctrl_c_keeps_the_finished_games_says_how_far_and_stops_the_workers(tmp_path, openings,
                                                                             reference, jobs, run):

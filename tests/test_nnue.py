@@ -584,7 +584,7 @@ def test_the_trainer_fits_the_output_scale_on_its_held_out_positions(tmp_path):
 
 
 def test_bad_score_factors_are_refused_by_the_command_line(tmp_path, capsys):
-    from scacco.engine.nnue_train import main
+    from scacco.uci.cli.training import train as main
 
     data = tmp_path / "d.bin"
     data.write_bytes(b"")

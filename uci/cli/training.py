@@ -15,7 +15,8 @@ def default_openings() -> str:
 
 def datagen(argv) -> int:
     from ...engine.datagen import (DEFAULT_CHESS960_SHARE, DEFAULT_NODES, DEFAULT_RANDOM_PLIES,
-                                   MAX_RANDOM_PLIES, DatagenError, generate)
+                                   MAX_RANDOM_PLIES, DatagenError, DatagenInterrupted,
+                                   generate)
 
     p = Parser(prog="scacco datagen",
                description="Self-play training positions for the neural evaluation: quiet "
@@ -53,6 +54,8 @@ def datagen(argv) -> int:
                            network=args.net)
     except DatagenError as error:
         p.error(str(error))
+    except DatagenInterrupted:
+        return 130          # generate() has said how far the file goes and how to go on
     seconds = summary["seconds"]
     rate = summary["positions"] / seconds if seconds > 0 else 0.0
     print(f"games played: {summary['games']}, positions written: {summary['positions']}, "
