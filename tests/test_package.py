@@ -141,3 +141,14 @@ def test_stub_names_what_the_core_defines():
         if members is not None:
             public = {m for m in dir(getattr(_core, name)) if not m.startswith("__")}
             assert members == public, name
+
+
+def test_importing_the_uci_loop_and_the_command_line_loads_no_engine_core():
+    """The reply to `uci` must not wait for the Cython core (it is loaded at the first
+    command that needs it)."""
+    code = ("import sys, scacco.uci.loop, scacco.uci.cli; "
+            "print(sorted(m for m in sys.modules if m.startswith('scacco.ext')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd="/", timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "_core" not in done.stdout

@@ -14,7 +14,7 @@ import pytest
 
 from scacco.engine.board import Board
 from scacco.engine.search import Searcher
-from scacco.uci.loop import _physical_memory_mb
+from scacco.uci.host import physical_memory_mb as _physical_memory_mb
 from uci_client import UciProcess, infos
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"

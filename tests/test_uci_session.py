@@ -101,7 +101,7 @@ class SlowStartSearcher:
 def make_session(searcher):
     stream = Lines()
     session = Session(Output(stream))
-    session._searcher = searcher
+    session.host._searcher = searcher
     return session, stream
 
 
@@ -231,7 +231,7 @@ def test_an_unusable_default_network_is_said_once_and_the_search_goes_on(tmp_pat
         assert session.wait_idle(60)
     said = [line for line in stream.lines if "cannot be used" in line]
     assert len(said) == 1 and "too short" in said[0] and "classical" in said[0], stream.lines
-    assert session.options["Use NNUE"] is False and session.active_network() is None
+    assert session.options["Use NNUE"] is False and session.host.active_network() is None
     moves = [line.split()[1] for line in stream.lines if line.startswith("bestmove")]
     assert len(moves) == 2 and all(chess.Move.from_uci(m) in chess.Board().legal_moves for m in moves)
 
@@ -292,7 +292,7 @@ def test_a_network_file_is_read_off_the_input_thread(monkeypatch, command):
     if "EvalFile" in command:
         assert session.options["EvalFile"] == "slow.nnue"
     assert session.options["Use NNUE"] is True
-    assert session.active_network() is read.network and session._searcher.network is read.network
+    assert session.host.active_network() is read.network and session.host._searcher.network is read.network
     assert not [line for line in stream.lines if "internal error" in line]
 
 
@@ -320,7 +320,7 @@ def test_a_refused_network_file_is_said_before_readyok_and_changes_nothing(tmp_p
     good = nnue.default_network_path()
     session.handle(f"setoption name EvalFile value {good}")
     assert session.wait_idle(30)
-    network = session.active_network()
+    network = session.host.active_network()
     assert network is not None and session.options["EvalFile"] == str(good)
     fifo = tmp_path / "pipe.nnue"
     os.mkfifo(fifo)
@@ -334,4 +334,4 @@ def test_a_refused_network_file_is_said_before_readyok_and_changes_nothing(tmp_p
         assert stream.lines[-1] == "readyok" and len(said) == 1, stream.lines
         assert reason in said[0] and said[0].endswith("; EvalFile unchanged"), said
         assert session.wait_idle(30)
-        assert session.options["EvalFile"] == str(good) and session.active_network() is network
+        assert session.options["EvalFile"] == str(good) and session.host.active_network() is network

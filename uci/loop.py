@@ -1,5 +1,10 @@
 """The UCI loop: stdin is read on the main thread, all engine work runs on one worker thread.
 
+The loop is in three parts: this module (the protocol: reading lines, the commands, admitting
+and starting jobs, the search's answer), uci/host.py (the engine behind it: the searcher,
+the networks, Hash and Threads with their fallbacks) and uci/jobs.py (the output both threads
+write through, the jobs and the worker thread).
+
 Threads and who owns what:
 
 * The main thread reads commands and owns the session state (options, current board).  It
@@ -41,7 +46,6 @@ so the reply to `uci` goes out within milliseconds of the start.
 from __future__ import annotations
 
 import os
-import queue
 import random
 import sys
 import threading
@@ -50,7 +54,8 @@ import traceback
 from typing import Callable, List, Optional
 
 from . import __version__
-from ..engine.accuracy import cp_scale
+from .host import EngineHost
+from .jobs import MAX_LINE_BYTES, Job, Output, Worker, read_lines
 from .options import DEFERRED, OptionTable, standard_options
 from .protocol import (format_bestmove, format_info, parse_go, parse_int, parse_position,
                           parse_setoption, printable)
@@ -60,9 +65,6 @@ __all__ = ["run", "Session", "Output", "read_lines", "MAX_LINE_BYTES"]
 ENGINE_NAME = f"Scacco {__version__}"
 ENGINE_AUTHOR = "the Scacco developers"
 
-# Longer input lines are dropped whole (with an info string): a runaway GUI cannot make us
-# hold gigabytes.  A game of 5000 plies in `position ... moves` is about 25 KB.
-MAX_LINE_BYTES = 1 << 20
 # Fail-high/fail-low lines and `currmove` lines appear only once a search is this old.
 QUIET_START_MS = 3000
 # `isready` waits at most this long for queued work before answering.
@@ -74,162 +76,6 @@ NETWORK_READY_WAIT_S = 3.0
 QUIT_GRACE_S = 2.0
 
 
-class Output:
-    """Line-oriented writer shared by the threads; every line is flushed at once."""
-
-    def __init__(self, stream) -> None:
-        self._stream = stream
-        self._lock = threading.Lock()
-        self.broken = False
-
-    def line(self, text: str) -> None:
-        data = (text + "\n").encode("utf-8", errors="replace")
-        with self._lock:
-            if self.broken:
-                return
-            try:
-                self._stream.write(data)
-                self._stream.flush()
-            except (OSError, ValueError):   # the GUI went away (broken pipe, closed stream)
-                self.broken = True
-
-    def info(self, text: str) -> None:
-        """An `info string`; the text is made printable, so it can never end the line."""
-        self.line("info string " + printable(text, 1000))
-
-
-def read_lines(stream, limit: int = MAX_LINE_BYTES):
-    """Yield the input lines decoded as UTF-8 (bad bytes replaced), or None for a line longer
-    than `limit` bytes, which is skipped.  Ends at end of input."""
-    while True:
-        raw = stream.readline(limit + 1)
-        if not raw:
-            return
-        if len(raw) > limit and not raw.endswith(b"\n"):
-            while True:                      # drop the rest of the overlong line
-                rest = stream.readline(limit)
-                if not rest or rest.endswith(b"\n"):
-                    break
-            yield None
-            continue
-        yield raw.decode("utf-8", errors="replace")
-
-
-class Job:
-    """One piece of work for the worker, with its stop token and the flags both threads use.
-
-    `lock` guards the flags; `released` is set when a search may print its bestmove (at once
-    for a normal search, at stop/ponderhit in ponder or infinite mode).
-    """
-
-    def __init__(self, kind: str, hold: bool = False) -> None:
-        from ..engine.search import StopToken
-        self.kind = kind                  # "search", "perft", "bench", "network" or "task"
-        self.token = StopToken()          # created now: a stop can never come before it
-        self.lock = threading.Lock()
-        self.released = threading.Event()
-        if not hold:
-            self.released.set()
-        self.started_at = time.monotonic()
-        self.cpu_started_at = time.process_time()
-        self.finished = False             # the worker is done with it
-        self.answered = False             # a search's bestmove is being or has been printed
-        self.stop_requested = False
-        self.pondering = False
-        self.infinite = False
-        self.bounded = False              # a search with a depth, nodes, mate or time limit
-        self.ponder_limits = None         # (soft, hard) to apply at ponderhit
-        self.ponderhit_at: Optional[float] = None
-        self.cpu_at_ponderhit = 0.0
-
-    def elapsed_ms(self) -> int:
-        return int((time.monotonic() - self.started_at) * 1000)
-
-    def stop(self) -> None:
-        with self.lock:
-            self.stop_requested = True
-        self.token.stop()
-        self.released.set()
-
-    def ends_on_its_own(self) -> bool:
-        """Work that ends without a `stop`: anything but a search that is infinite, pondering
-        or without a limit."""
-        with self.lock:
-            return self.kind != "search" or (self.bounded and not self.infinite
-                                             and not self.pondering)
-
-    def is_running_search(self) -> bool:
-        """A search that has not answered and was not told to stop: while one is out, what
-        would disturb it is refused, and isready is answered at once."""
-        with self.lock:
-            return (self.kind == "search" and not self.finished and not self.answered
-                    and not self.stop_requested)
-
-
-class Worker:
-    """The thread that runs jobs one after another, in the order they were submitted."""
-
-    def __init__(self) -> None:
-        self._queue: "queue.Queue" = queue.Queue()
-        self._thread: Optional[threading.Thread] = None
-        self._unfinished: List[Job] = []  # the job being run, then those queued behind it
-        self._closing = False
-        self._idle = threading.Condition()
-
-    def submit(self, job: Job, target: Callable[[], None], on_error: Callable[[Job, Exception], None]) -> None:
-        with self._idle:
-            self._unfinished.append(job)
-        self._queue.put((job, target, on_error))
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._loop, name="scacco-worker", daemon=True)
-            self._thread.start()
-
-    def _loop(self) -> None:
-        while True:
-            job, target, on_error = self._queue.get()
-            try:
-                if not self._closing:
-                    target()
-            except Exception as exc:
-                on_error(job, exc)
-            finally:
-                with job.lock:
-                    job.finished = True
-                with self._idle:
-                    self._unfinished.remove(job)
-                    self._idle.notify_all()
-
-    def busy(self) -> bool:
-        return bool(self._unfinished)
-
-    def unfinished(self) -> List[Job]:
-        """The job being run and those queued behind it, oldest first."""
-        with self._idle:
-            return list(self._unfinished)
-
-    def wait_idle(self, timeout: Optional[float] = None) -> bool:
-        """Wait until every submitted job has finished; False on timeout.  Never called by
-        the thread that reads standard input, except on the way out."""
-        with self._idle:
-            return self._idle.wait_for(lambda: not self._unfinished, timeout)
-
-    def close(self) -> None:
-        """Run nothing more that is still queued."""
-        self._closing = True
-
-
-# Session._active_network before the evaluation is decided (see Session.active_network).
-_UNDECIDED = object()
-
-
-def _physical_memory_mb() -> Optional[int]:
-    """Installed memory in MB where the OS says (POSIX), else None."""
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // (1 << 20)
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
 class Session:
     """The engine as the GUI sees it: options, the current position, the queued jobs."""
 
@@ -238,16 +84,8 @@ class Session:
         self.options = options if options is not None else OptionTable(standard_options())
         self.debug = False
         self._board = None
-        self._searcher = None             # created and used on the worker thread only
-        self._searcher_error: Optional[str] = None
-        # (NnueNetwork, name) of EvalFile once loaded, (None, None) before: one value, so
-        # that `eval` on the input thread reads the two together.  Written by the worker only.
-        self._eval_file = (None, None)
-        # The network the searcher is to use (None: classical), decided at the first need
-        # (_UNDECIDED until then: Use NNUE is on by default and the file is read only then).
-        # Written by the worker only.
-        self._active_network = _UNDECIDED
         self._worker = Worker()
+        self.host = EngineHost(out, self.options, self.submit, self._store)
         self._rng = random.Random()       # the playing levels' choices
         self._commands = {
             "uci": self.cmd_uci,
@@ -292,175 +130,6 @@ class Session:
             from ..engine.board import Board
             self._board = Board()
         return self._board
-
-    def searcher(self):
-        """The searcher, created on first use; None (said once) if it cannot be loaded.
-        Worker thread only."""
-        if self._searcher is None and self._searcher_error is None:
-            try:
-                from ..engine.search import Searcher
-                self._searcher = self._new_searcher(Searcher)
-            except Exception as exc:
-                self._searcher_error = f"{type(exc).__name__}: {exc}"
-                traceback.print_exc(file=sys.stderr)
-                self.out.info(f"the search could not be loaded ({self._searcher_error}); "
-                              f"playing the first legal move")
-        return self._searcher
-
-    def _new_searcher(self, searcher_class):
-        """A searcher with the table the Hash option asks for, or, when that much memory
-        cannot be had, with the default size (said, and the option set back to it)."""
-        mb = self.options["Hash"]
-        try:
-            # Classical first: a network whose accumulators cannot be had is said by
-            # _apply_network, not taken for a Hash failure.
-            searcher = searcher_class(hash_mb=mb, network=None)
-        except MemoryError:
-            option = self.options.find("Hash")
-            self.out.info(f"Hash {mb} MB could not be allocated (the table is {option.default} "
-                          f"MB)")
-            self.options.store(option, option.default)
-            searcher = searcher_class(hash_mb=option.default, network=None)
-        self._apply_threads(searcher, self.options["Threads"])
-        self._apply_network(searcher, self.active_network())
-        return searcher
-
-    # -- the neural evaluation (EvalFile, Use NNUE) ---------------------------------------
-
-    def active_network(self):
-        """The network searches evaluate with, None for the classical evaluation.  With Use
-        NNUE on and no EvalFile set yet, the default file is read at the first call (made on
-        the worker: when the searcher is made, a bench runs or `eval` needs it); one that
-        cannot be used is said once, and Use NNUE is turned off."""
-        if self._active_network is _UNDECIDED:
-            network = None
-            if self.options["Use NNUE"]:
-                name = self.options["EvalFile"]
-                try:
-                    network = self._load_network(name)
-                except ValueError as error:
-                    self.out.info(f"the network {printable(name, 200)} cannot be used "
-                                  f"({error}); evaluating with the classical evaluation")
-                    self.options.store(self.options.find("Use NNUE"), False)
-            self._active_network = network
-        return self._active_network
-
-    def _read_network(self, name: str):
-        """The network in the file `name` (a bare name not found here is looked up in the
-        package).  :raises ValueError: (engine.nnue.NetworkError) when it cannot be used."""
-        from ..engine.nnue import NetworkError, read_network, network_search_path
-        if not name:
-            raise NetworkError("EvalFile is empty: name a network file")
-        return read_network(network_search_path(name))
-
-    def _load_network(self, name: str):
-        """Read the network of `name` and keep it as EvalFile's (the old one stays when this
-        raises ValueError).  Worker thread only."""
-        network = self._read_network(name)
-        self._eval_file = (network, name)
-        return network
-
-    def load_eval_file(self, name: str):
-        """Option hook: read the network of EvalFile on the worker; EvalFile takes the new
-        name only if the file can be used, else an info string says why and the old network
-        stays.  With Use NNUE on, the searcher switches before its next search."""
-        option = self.options.find("EvalFile")
-
-        def load() -> None:
-            try:
-                network = self._load_network(name)
-            except ValueError as error:
-                self.out.info(f"{error}; EvalFile unchanged")
-                return
-            self._store(option, name)
-            if self.options["Use NNUE"]:
-                self._switch_network(network)
-        self.submit(Job("network"), load)
-        return DEFERRED
-
-    def use_nnue(self, on: bool):
-        """Option hook: evaluate with the EvalFile network (read on the worker if it was not
-        yet), or classically; when the network cannot be read, an info string says why and
-        Use NNUE stays as it was."""
-        option = self.options.find("Use NNUE")
-
-        def switch() -> None:
-            network = None
-            if on:
-                network = self._eval_file[0]
-                if network is None:
-                    try:
-                        network = self._load_network(self.options["EvalFile"])
-                    except ValueError as error:
-                        self.out.info(f"{error}; Use NNUE unchanged")
-                        return
-            self._store(option, on)
-            self._switch_network(network)
-        self.submit(Job("network"), switch)
-        return DEFERRED
-
-    def _switch_network(self, network) -> None:
-        """Worker: search with `network` (None: classical) from the next search on."""
-        self._active_network = network
-        self._apply_network(self._searcher, network)
-
-    def _apply_network(self, searcher, network) -> None:
-        if searcher is None:
-            return
-        try:
-            searcher.set_network(network)
-        except MemoryError:
-            self.out.info("not enough memory for the network's accumulators; the search "
-                          "keeps its evaluation")
-
-    def set_threads(self, count: int) -> None:
-        """Option hook: the number of search threads, applied on the worker before the next
-        search."""
-        self.submit(Job("task"), lambda: self._set_threads(count))
-
-    def _set_threads(self, count: int) -> None:
-        if self._searcher is not None:
-            self._apply_threads(self._searcher, count)
-
-    def _apply_threads(self, searcher, count: int) -> None:
-        if searcher.threads == count:
-            return
-        try:
-            searcher.set_threads(count)
-        except MemoryError:
-            current = searcher.threads
-            self.out.info(f"Threads {count}: not enough memory for the threads' histories "
-                          f"(searching with {current}); Threads unchanged")
-            self.options.store(self.options.find("Threads"), current)
-
-    def resize_hash(self, mb: int) -> None:
-        """Option hook: a new table size (refused when larger than the machine's memory).
-        The table is reallocated on the worker, before the next search."""
-        memory = _physical_memory_mb()
-        if memory is not None and mb > memory // 2:
-            raise ValueError(f"Hash {mb} MB is more than half of this machine's {memory} MB")
-        self.submit(Job("task"), lambda: self._resize_hash(mb))
-
-    def _resize_hash(self, mb: int) -> None:
-        if self._searcher is None:
-            return                    # the searcher will be created at the size of the option
-        current = self._searcher.hash_mb
-        if mb == current:
-            return
-        try:
-            self._searcher.resize_hash(mb, background=True)
-        except MemoryError:
-            self.out.info(f"Hash {mb} MB could not be allocated (the table stays {current} MB); "
-                          f"Hash unchanged")
-            self.options.store(self.options.find("Hash"), current)
-
-    def clear_hash(self) -> None:
-        """Option hook (and ucinewgame): empty the table and the histories, on the worker."""
-        def clear():
-            searcher = self.searcher()
-            if searcher is not None:
-                searcher.clear(background=True)
-        self.submit(Job("task"), clear)
 
     # -- jobs --------------------------------------------------------------------------
 
@@ -513,9 +182,9 @@ class Session:
         """readyok once the engine has caught up with what came before (a stopped search has
         printed its bestmove, a queued ucinewgame is done), but never later than
         READY_WAIT_S, and at once while a search runs that was not told to stop."""
-        if self._searcher is None and self._searcher_error is None:
+        if self.host.searcher_pending:
             self.board                          # the core is loaded here, the searcher...
-            self.submit(Job("task"), self.searcher)    # ...on the worker (Hash may be large)
+            self.submit(Job("task"), self.host.searcher)   # ...on the worker (Hash may be large)
         if not self.busy() or self.searching():
             self.out.line("readyok")
             return
@@ -563,7 +232,7 @@ class Session:
 
     def cmd_ucinewgame(self, args: List[str], line: str) -> None:
         if self.admit("ucinewgame"):
-            self.clear_hash()
+            self.host.clear_hash()
 
     def cmd_position(self, args: List[str], line: str) -> None:
         from ..engine.board import STARTING_FEN, Board
@@ -650,7 +319,7 @@ class Session:
         from ..engine.bench import run_bench
         job = Job("bench")
         self.submit(job, lambda: run_bench(depth=depth, out=self.out.line, stop=job.token,
-                                           threads=threads, network=self.active_network()))
+                                           threads=threads, network=self.host.active_network()))
 
     def cmd_display(self, args: List[str], line: str) -> None:
         board = self.board
@@ -674,26 +343,11 @@ class Session:
         board = self.board
         for row in eval_table(board).splitlines():
             self.out.line(row)
-        if (self._eval_file[0] is not None and self._active_network is not _UNDECIDED
-                and not self._network_work_queued()):
-            self._network_line(board)
+        if self.host.network_ready() and not self._network_work_queued():
+            self.host.network_line(board)
         else:
             board = board.copy()
-            self.submit(Job("task"), lambda: self._network_line(board))
-
-    def _network_line(self, board) -> None:
-        """The `eval` line of EvalFile's network (read first if not in memory: worker only)."""
-        from ..engine.evaluation import network_line
-        active = self.active_network()
-        network, name = self._eval_file
-        if network is None:
-            name = self.options["EvalFile"]
-            try:
-                network = self._read_network(name)
-            except ValueError as error:
-                self.out.line(f" NNUE: no network ({error})")
-                return
-        self.out.line(network_line(board, network, name, in_use=active is network))
+            self.submit(Job("task"), lambda: self.host.network_line(board))
 
     # -- jobs --------------------------------------------------------------------------
 
@@ -774,7 +428,7 @@ class Session:
             if not legal:
                 self.out.line(f"info depth 0 score {'mate 0' if board.is_check() else 'cp 0'}")
             else:
-                searcher = self.searcher()
+                searcher = self.host.searcher()
                 if searcher is not None and self.debug:
                     state = "in memory" if searcher.table_in_memory else "pages still coming"
                     self.out.info(f"go: hash {searcher.hash_mb} MB ({state})")
@@ -837,7 +491,8 @@ class Session:
         try:
             if info.bound is not None and job.elapsed_ms() < QUIET_START_MS:
                 return
-            self.out.line(format_info(info, cp_scale(self._searcher.network)))
+            from ..engine.accuracy import cp_scale
+            self.out.line(format_info(info, cp_scale(self.host.current_searcher.network)))
         except Exception:
             traceback.print_exc(file=sys.stderr)
 

@@ -170,14 +170,14 @@ def standard_options() -> List[Option]:
     """The options every Scacco declares, in the order GUIs show them."""
     return [
         Option("Hash", "spin", 16, 1, MAX_HASH_MB, while_searching=False,
-               on_change=lambda session, mb: session.resize_hash(mb),
+               on_change=lambda session, mb: session.host.resize_hash(mb),
                doc="Size of the transposition table in MB; allocated at once, its pages "
                    "supplied in the background."),
         Option("Clear Hash", "button", while_searching=False,
-               on_change=lambda session, _: session.clear_hash(),
+               on_change=lambda session, _: session.host.clear_hash(),
                doc="Empty the transposition table and the move-ordering histories."),
         Option("Threads", "spin", 1, 1, MAX_THREADS, while_searching=False,
-               on_change=lambda session, count: session.set_threads(count),
+               on_change=lambda session, count: session.host.set_threads(count),
                doc="Search threads (Lazy SMP: all search the same position and share the "
                    "table). Set it to the number of cores; the playing levels use one."),
         Option("MultiPV", "spin", 1, 1, 256, search_arg="multipv",
@@ -193,14 +193,14 @@ def standard_options() -> List[Option]:
         Option("Skill Level", "spin", 20, 0, 20, search_arg="skill_level",
                doc="0 (weakest) to 20 (full strength); ignored when UCI_LimitStrength is on."),
         Option("EvalFile", "string", DEFAULT_EVAL_FILE, while_searching=False,
-               on_change=lambda session, path: session.load_eval_file(path),
+               on_change=lambda session, path: session.host.load_eval_file(path),
                doc="The network file of the neural evaluation; a bare file name not found "
                    "in the working folder is looked up among the networks in the package. It "
                    "is read on the worker (isready waits for it); a file that is not a valid "
                    "network, or not a regular file of a network's size, is refused and the "
                    "old one stays."),
         Option("Use NNUE", "check", True, while_searching=False,
-               on_change=lambda session, on: session.use_nnue(on),
+               on_change=lambda session, on: session.host.use_nnue(on),
                doc="Evaluate with the network of EvalFile instead of the classical "
                    "evaluation (the table is emptied on a change)."),
         Option("UCI_Chess960", "check", False,

@@ -120,11 +120,11 @@ class Parser(argparse.ArgumentParser):
     def hash_mb(self, mb: int) -> int:
         """A table size that fits: at most MAX_HASH_MB and half the machine's memory (the
         rule of the UCI option Hash)."""
-        from ..loop import _physical_memory_mb
+        from ..host import physical_memory_mb
         from ..options import MAX_HASH_MB
         if not 1 <= mb <= MAX_HASH_MB:
             self.error(f"--hash must be in 1..{MAX_HASH_MB}")
-        memory = _physical_memory_mb()
+        memory = physical_memory_mb()
         if memory is not None and mb > memory // 2:
             self.error(f"--hash {mb} MB is more than half of this machine's {memory} MB")
         return mb
