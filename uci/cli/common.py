@@ -61,7 +61,7 @@ class Parser(argparse.ArgumentParser):
         return parsed
 
     def add_jobs(self) -> None:
-        self.bounded("--jobs", low=1, high=MAX_JOBS, default=None, metavar="N",
+        self.bounded("--jobs", low=1, high=10 ** 9, default=None, metavar="N",
                           help="worker processes (default: every core; more than the cores "
                                "only with --over-cores)")
         self.add_argument("--over-cores", action="store_true",
@@ -76,8 +76,10 @@ class Parser(argparse.ArgumentParser):
             return cores
         if args.jobs > cores and not args.over_cores:
             warn(self.prog, f"--jobs {args.jobs} is more than this machine's {cores} cores: "
-                            f"using {cores} (add --over-cores to run {args.jobs})")
+                            f"using {cores} (add --over-cores to run more)")
             return cores
+        if args.jobs > MAX_JOBS:
+            self.error(f"--jobs must be at most {MAX_JOBS}")
         return args.jobs
 
     def add_ray(self, what: str) -> None:
