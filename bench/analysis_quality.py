@@ -12,7 +12,7 @@
    position searched on its own (table and histories cleared first); the same lichess rules
    (engine/accuracy.py judge) turn the reference evaluations into judgements.  Stockfish's
    centipawns are already on the normalised scale; Scacco's are cached raw and scaled by
-   the scale of the evaluation that searched (engine.accuracy.cp_scale) when read.
+   the scale of the evaluation that searched (engine.score.cp_scale) when read.
 4. Precision (our blunders that the reference calls blunders) and recall (the reference's
    blunders that we call blunders), also for "mistake or worse".
 5. With --against KIND, a second reference already cached for the games (run with
@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from scacco.engine import accuracy as acc  # noqa: E402
 from scacco.engine.accuracy import Eval  # noqa: E402
+from scacco.engine.score import cp_scale  # noqa: E402
 from scacco.engine.analysis import (DEFAULT_NODES, DEFAULT_REVIEW, Budget, analyse_game,  # noqa: E402
                                     evaluate_position, judge_move)
 from scacco.engine.batch import Failure, run_local  # noqa: E402
@@ -290,7 +291,7 @@ def main() -> int:
             cache[key] = evals
             with open(cache_path, "a") as handle:
                 handle.write(json.dumps({"round": key, "evals": evals}) + "\n")
-        reference_evals = normalised(cache[key], acc.cp_scale(network))
+        reference_evals = normalised(cache[key], cp_scale(network))
         reference = judgements(game, reference_evals)
         for name, classes in (("blunder", {acc.BLUNDER}), ("mistake+", {acc.BLUNDER, acc.MISTAKE})):
             counts = scores(ours, reference, classes)
@@ -298,7 +299,7 @@ def main() -> int:
         near = [t + c for t, c in zip(near, scores(ours, reference, {acc.BLUNDER},
                                                    near={acc.BLUNDER, acc.MISTAKE}))]
         if second is not None:
-            other = judgements(game, normalised(second[key], acc.cp_scale(network)))
+            other = judgements(game, normalised(second[key], cp_scale(network)))
             repeat = [t + c for t, c in zip(repeat, scores(other, reference, {acc.BLUNDER}))]
             ours_second = [t + c for t, c in zip(ours_second, scores(ours, other, {acc.BLUNDER}))]
             # the moves the two references judge alike (blunder or not); the others are left out

@@ -1,11 +1,10 @@
-"""How good a move was: lichess's Win%, accuracy and move judgements, and our centipawn scale.
+"""How good a move was: lichess's Win%, accuracy and move judgements.
 
 Each formula is one small pure function with its constants named, the way lichess's lila
 keeps them (WinPercent, AccuracyPercent, Advice, AccuracyCP), so the analysis only composes
 them and the tests check each one against numbers worked out by hand.  Scores here are
-"normalised" centipawns: Scacco's centipawns times the scale of the evaluation that searched
-(cp_scale: CP_SCALE classical, NETWORK_CP_SCALE with the network), so that +100 means about a
-50% chance to win, the scale lichess's formulas were fitted to (Stockfish's).
+"normalised" centipawns (engine/score.py), the scale lichess's formulas were fitted to
+(Stockfish's).
 
 Mates.  Win% counts a forced mate as +-CP_CEILING centipawns (lichess's `fromMate`).  A
 move is judged on winning chances when the evaluations before and after it are both
@@ -22,35 +21,21 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence, Tuple
 
+from .score import winning_chances
+
 __all__ = [
-    "Eval", "CP_SCALE", "NETWORK_CP_SCALE", "cp_scale", "CP_CEILING", "WIN_MULTIPLIER",
+    "Eval", "CP_CEILING",
     "INACCURACY", "MISTAKE", "BLUNDER",
     "BLUNDER_DROP", "MISTAKE_DROP", "INACCURACY_DROP",
     "JUDGEMENT_THRESHOLDS", "MATE_CREATED", "MATE_LOST", "MATE_DELAYED", "NAGS",
-    "winning_chances", "winning_chance_drop", "win_percent", "eval_win_percent", "move_accuracy", "judge_cp",
+    "winning_chance_drop", "win_percent", "eval_win_percent", "move_accuracy", "judge_cp",
     "judge_mate", "judge", "centipawn_loss", "mean", "weighted_mean", "harmonic_mean",
     "standard_deviation", "accuracy_window", "game_accuracy", "average_centipawn_loss",
 ]
 
-# Scacco centipawns -> normalised centipawns (+100: 50% to win).  Fitted by
-# bench/fit_win_scale.py: 400 self-play games at 20000 nodes per move from the first 400
-# positions of shared/data/chessathome_openings.fen; the logistic fit of P(win) against the
-# score (plies 8+, |cp| <= 800, both sides' view: 81540 points; the games: 106 White wins,
-# 100 Black wins, 194 draws) crosses 50% at 128.3 Scacco centipawns:
-# P(win) = 1 / (1 + exp(-(cp - 128.3) / 71.1)).
-WIN_SCALE_X50 = 128.3
-CP_SCALE = 100.0 / WIN_SCALE_X50
-# The same fit for the search with the packaged network (bench/fit_win_scale.py --network,
-# the same openings and budget; 97 White wins, 70 Black wins, 233 draws; 88962 points):
-# P(win) = 1 / (1 + exp(-(cp - 207.5) / 93.2)), x50's 95% interval by resampling the games
-# 174..238.  In the network's self-play a given score wins less often than in the classical
-# one's (more draws), so each evaluation has its own scale.
-NETWORK_WIN_SCALE_X50 = 207.5
-NETWORK_CP_SCALE = 100.0 / NETWORK_WIN_SCALE_X50
-
-# lichess's WinPercent: centipawns are clamped to +-CP_CEILING, and the logistic's slope.
+# lichess's WinPercent: centipawns are clamped to +-CP_CEILING (the logistic is
+# engine.score.winning_chances).
 CP_CEILING = 1000
-WIN_MULTIPLIER = -0.00368208
 
 # lichess's AccuracyPercent: accuracy = A * exp(-K * drop in Win%) + B (clamped to 0..100).
 ACCURACY_A = 103.1668
@@ -80,14 +65,6 @@ WINDOW_MIN, WINDOW_MAX = 2, 8
 WEIGHT_MIN, WEIGHT_MAX = 0.5, 12.0
 # The average centipawn loss caps each move's loss.
 CP_LOSS_CAP = 1000
-
-
-def cp_scale(network) -> float:
-    """The factor from the centipawns of a search evaluating with `network` to normalised
-    ones: CP_SCALE for the classical evaluation (None), NETWORK_CP_SCALE for a network (fitted
-    on the packaged one; another network is taken to read in the same units, which the
-    trainer's --calibrate-scale gives it)."""
-    return CP_SCALE if network is None else NETWORK_CP_SCALE
 
 
 @dataclass(frozen=True)
@@ -135,11 +112,6 @@ class Eval:
         if self.mate is not None:
             return f"#{self.mate}" if self.mate else ("1-0" if self.winner else "0-1")
         return f"{self.cp / 100:+.1f}" if self.cp else "0.0"
-
-
-def winning_chances(cp: float) -> float:
-    """lichess's winning chances of the side with cp normalised centipawns, on -1..1."""
-    return max(-1.0, min(1.0, 2.0 / (1.0 + math.exp(WIN_MULTIPLIER * cp)) - 1.0))
 
 
 def win_percent(cp: float) -> float:

@@ -58,6 +58,7 @@ from typing import (AbstractSet, Any, Callable, Dict, Iterable, Iterator, List, 
 
 from . import accuracy as acc
 from .accuracy import Eval
+from .score import cp_scale
 from .board import NULL_MOVE, Board
 from .pgn import Game, MoveNode, read_game
 from .search import Searcher
@@ -308,7 +309,7 @@ def evaluate_position(searcher: Searcher, board: Board, budget: Budget,
     if result.score_mate is not None:
         evaluation = Eval(mate=sign * result.score_mate)
     else:
-        evaluation = Eval(cp=sign * round(result.score_cp * acc.cp_scale(searcher.network)))
+        evaluation = Eval(cp=sign * round(result.score_cp * cp_scale(searcher.network)))
     return evaluation, result.best_move, list(result.pv), result.nodes
 
 

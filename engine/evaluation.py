@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..ext._core import CoreBoard, evaluate_board, evaluation_terms
-from .accuracy import CP_SCALE, NETWORK_CP_SCALE
+from .score import CP_SCALE, NETWORK_CP_SCALE
 
 __all__ = ["evaluate", "eval_table", "network_line"]
 

@@ -29,7 +29,7 @@ from typing import Callable, Dict, List, Optional
 
 from ..ext._core import MateSearch, StopToken
 
-from .accuracy import CP_SCALE, cp_scale
+from .score import CP_SCALE, cp_scale
 from .board import Board
 from .limits import SearchLimits
 from .puzzles import proven_mate_line

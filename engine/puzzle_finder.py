@@ -37,7 +37,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 from ..ext._core import MateSearch
 
-from .accuracy import winning_chances
+from .score import winning_chances
 from .analysis import Budget, evaluate_position
 from .board import NULL_MOVE, Board, board_from_fen
 from .levels import NAMED_LEVELS, level_for_elo

@@ -39,7 +39,7 @@ from typing import Callable, List, Optional
 from ..ext._core import (MATE_BOUND_PY, MAX_HASH_MB_PY, MAX_SEARCH_THREADS_PY, VALUE_INFINITE_PY,
                          VALUE_MATE_PY, MateSearch, SearchCore, StopToken)
 
-from .accuracy import cp_scale, winning_chances
+from .score import cp_scale, winning_chances
 from .board import Board
 from .limits import SearchLimits
 from .mate import MAX_MATE_MOVES, proven_mate_line
@@ -260,7 +260,7 @@ class Searcher:
     @property
     def cp_scale(self) -> float:
         """The factor that puts this searcher's centipawns on the normalised scale (+100:
-        about 50% to win), for its evaluation (engine.accuracy.cp_scale)."""
+        about 50% to win), for its evaluation (engine.score.cp_scale)."""
         return cp_scale(self._core.network)
 
     def set_network(self, network) -> None:

@@ -12,8 +12,8 @@ from scacco.engine import accuracy as acc
 from scacco.engine.accuracy import (BLUNDER, INACCURACY, MATE_CREATED, MATE_LOST, MISTAKE, Eval,
                                     average_centipawn_loss, centipawn_loss, eval_win_percent,
                                     game_accuracy, harmonic_mean, judge, move_accuracy,
-                                    standard_deviation, weighted_mean, win_percent,
-                                    winning_chances)
+                                    standard_deviation, weighted_mean, win_percent)
+from scacco.engine.score import winning_chances
 
 
 def test_win_percent_by_hand():

@@ -15,6 +15,7 @@ import chess.pgn
 import pytest
 
 from scacco.engine import accuracy as acc
+from scacco.engine.score import CP_SCALE
 from scacco.engine import analysis as analysis_module
 from scacco.engine.analysis import (REVIEW_BORDER, Budget, analyse_game, analyse_pgn, annotated_pgn,
                                     game_report)
@@ -186,7 +187,7 @@ class ScriptedSearcher:
     view: centipawns, or ("mate", n) for mate in n; it records the nodes asked for each
     position."""
 
-    network = None          # scores on the classical evaluation's scale (acc.CP_SCALE)
+    network = None          # scores on the classical evaluation's scale (CP_SCALE)
 
     def __init__(self, scores):
         self.scores, self.calls = scores, []
@@ -223,7 +224,7 @@ def long_game(plies=80):
 
 
 def normal(cp):
-    return round(cp * acc.CP_SCALE)
+    return round(cp * CP_SCALE)
 
 
 def cp_for_chances(target):
@@ -331,17 +332,17 @@ def test_second_look_covers_moves_judged_by_the_mate_rules(monkeypatch):
     # before ply 12 its mover is -800 (a winning-chance drop from there to being mated is
     # under 0.15), and after it the side to move mates in 2 on the first look only
     scores = {fens[12]: (-800, -800), fens[13]: (("mate", 2), 50)}
-    fall = winning_chances(-round(800 * acc.CP_SCALE)) - winning_chances(-1000)
+    fall = winning_chances(-round(800 * CP_SCALE)) - winning_chances(-1000)
     assert 0 < fall < 0.15
     first = analyse_game(game, Budget(nodes=NODES, review=1), searcher=ScriptedSearcher(scores))
     # lichess's MateAdvice: walking into a mate from -7.00 (normalised) or better is a blunder
-    assert -700 <= -round(800 * acc.CP_SCALE)
+    assert -700 <= -round(800 * CP_SCALE)
     assert first.moves[12].judgement == acc.BLUNDER and first.moves[12].mate_sequence == acc.MATE_CREATED
     searcher = ScriptedSearcher(scores)
     second = analyse_game(game, Budget(nodes=NODES, review=4), searcher=searcher)
     # ply 12 (the mate walked into) and ply 13 (the mate let go, to 0) are looked at again
     assert [fens.index(fen) for fen, nodes in searcher.calls if nodes != NODES] == [12, 13, 14]
-    assert second.moves[12].after.cp == -round(50 * acc.CP_SCALE) and second.moves[12].mate_sequence is None
+    assert second.moves[12].after.cp == -round(50 * CP_SCALE) and second.moves[12].mate_sequence is None
 
 
 def test_a_mate_rule_still_judging_after_the_second_look_gets_a_third():
@@ -353,7 +354,7 @@ def test_a_mate_rule_still_judging_after_the_second_look_gets_a_third():
     analysis = analyse_game(game, Budget(nodes=NODES, review=4), searcher=searcher)
     deeper = [(fens.index(fen), nodes // NODES) for fen, nodes in searcher.calls if nodes != NODES]
     assert deeper == [(12, 4), (13, 4), (14, 4), (12, 16), (13, 16), (14, 16)]
-    assert analysis.moves[12].after.cp == -round(50 * acc.CP_SCALE)
+    assert analysis.moves[12].after.cp == -round(50 * CP_SCALE)
     assert analysis.moves[12].mate_sequence is None
 
 

@@ -196,7 +196,7 @@ def test_an_option_can_replace_the_search_without_touching_the_loop():
 @pytest.mark.parametrize("network", [None, "a network"], ids=["classical", "network"])
 def test_score_cp_is_on_the_analysis_scale_and_mates_are_not_scaled(network):
     """`score cp` is the search's score times the scale of the evaluation it searched with."""
-    from scacco.engine.accuracy import CP_SCALE, NETWORK_CP_SCALE
+    from scacco.engine.score import CP_SCALE, NETWORK_CP_SCALE
     scale = CP_SCALE if network is None else NETWORK_CP_SCALE
 
     class Scored(SlowStartSearcher):

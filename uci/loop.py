@@ -36,7 +36,7 @@ used table (ucinewgame, Clear Hash) run on threads of the searcher's own; a sear
 clear queued before it, and that wait counts against its time limits (they run from `go`).
 
 `info ... score cp X` reports the search's score times the scale of its evaluation
-(engine.accuracy.cp_scale: the network's or the classical one), the scale the analysis reports
+(engine.score.cp_scale: the network's or the classical one), the scale the analysis reports
 too (+1.00 is about a 50% chance to win, as Stockfish normalises its own); the search itself
 works in Scacco's raw centipawns.
 
@@ -491,7 +491,7 @@ class Session:
         try:
             if info.bound is not None and job.elapsed_ms() < QUIET_START_MS:
                 return
-            from ..engine.accuracy import cp_scale
+            from ..engine.score import cp_scale
             self.out.line(format_info(info, cp_scale(self.host.current_searcher.network)))
         except Exception:
             traceback.print_exc(file=sys.stderr)
