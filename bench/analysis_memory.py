@@ -60,8 +60,8 @@ def rss_kb() -> int:
 
 
 def child(plies: int, nodes: int, full_copies: bool) -> None:
-    from scacco.engine import analysis
-    from scacco.engine.analysis import Budget, analyse_game
+    from scacco.engine.review import analysis
+    from scacco.engine.review.analysis import Budget, analyse_game
     from scacco.engine.pgn import read_game
 
     game = read_game(io.StringIO(long_game_text(plies)))

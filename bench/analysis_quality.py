@@ -10,7 +10,7 @@
    or with --reference scacco by Scacco at --factor (default 20) times our nodes (one table
    through the game, as the analysis), or with --reference scacco-fresh the same with each
    position searched on its own (table and histories cleared first); the same lichess rules
-   (engine/accuracy.py judge) turn the reference evaluations into judgements.  Stockfish's
+   (engine/review/accuracy.py judge) turn the reference evaluations into judgements.  Stockfish's
    centipawns are already on the normalised scale; Scacco's are cached raw and scaled by
    the scale of the evaluation that searched (engine.score.cp_scale) when read.
 4. Precision (our blunders that the reference calls blunders) and recall (the reference's
@@ -40,9 +40,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from scacco.engine import accuracy as acc  # noqa: E402
-from scacco.engine.accuracy import Eval  # noqa: E402
+from scacco.engine.review.accuracy import Eval  # noqa: E402
 from scacco.engine.score import cp_scale  # noqa: E402
-from scacco.engine.analysis import (DEFAULT_NODES, DEFAULT_REVIEW, Budget, analyse_game,  # noqa: E402
+from scacco.engine.review.analysis import (DEFAULT_NODES, DEFAULT_REVIEW, Budget, analyse_game,  # noqa: E402
                                     evaluate_position, judge_move)
 from scacco.engine.batch import Failure, run_local  # noqa: E402
 from scacco.engine.board import Board  # noqa: E402
@@ -244,7 +244,7 @@ def main() -> int:
     parser.add_argument("--strong-nodes", type=int, default=20000)
     parser.add_argument("--nodes", type=int, default=DEFAULT_NODES, help="our budget per position")
     parser.add_argument("--review", type=int, default=DEFAULT_REVIEW,
-                        help="our second look's factor (1: none; see engine/analysis.py)")
+                        help="our second look's factor (1: none; see engine/review/analysis.py)")
     kinds = ["stockfish", "scacco", "scacco-fresh"]
     parser.add_argument("--reference", choices=kinds, default="stockfish")
     parser.add_argument("--against", choices=kinds,

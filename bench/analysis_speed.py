@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from scacco.engine.analysis import DEFAULT_NODES, Budget, analyse_pgn  # noqa: E402
+from scacco.engine.review.analysis import DEFAULT_NODES, Budget, analyse_pgn  # noqa: E402
 from scacco.engine.batch import run_local  # noqa: E402
 from scacco.engine.pgn import read_games  # noqa: E402
 from tests.shared import shared_dir  # noqa: E402

@@ -17,7 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from scacco.engine.datagen import (DEFAULT_NODES, HEADER_BYTES, RECORD_BYTES, end_mark,  # noqa: E402
+from scacco.engine.training.datagen import (DEFAULT_NODES, HEADER_BYTES, RECORD_BYTES, end_mark,  # noqa: E402
                                    generate, open_output, read_settings)
 from tests.shared import shared_dir  # noqa: E402
 

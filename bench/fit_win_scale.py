@@ -10,7 +10,7 @@ position with the game's result, and fits
     P(the side ahead by x centipawns wins) = 1 / (1 + exp(-(x - x50) / s))
 
 by maximum likelihood (Newton's method on two parameters).  x50 is the score where the
-chance to win is 50%; engine/accuracy.py's scale 100 / x50 turns Scacco centipawns into that
+chance to win is 50%; engine/review/accuracy.py's scale 100 / x50 turns Scacco centipawns into that
 normalised scale.  Each evaluation has its own units and so its own fit: the games are played
 with the classical evaluation, or with `--network` the packaged network.
 

@@ -1,4 +1,4 @@
-"""Time of `scacco hint` at the default budget: engine.hints.game_hint on the 40 bench
+"""Time of `scacco hint` at the default budget: engine.trainer.hints.game_hint on the 40 bench
 positions (engine/bench.py) and the first puzzle positions of the shipped collection.
 
     python bench/hint_speed.py [--puzzles 40]
@@ -21,8 +21,8 @@ sys.path.insert(0, str(ROOT))
 
 from scacco.engine.bench import BENCH_FENS  # noqa: E402
 from scacco.engine.board import Board  # noqa: E402
-from scacco.engine.daily import load_collection  # noqa: E402
-from scacco.engine.hints import HINT_NODES, game_hint  # noqa: E402
+from scacco.engine.trainer.daily import load_collection  # noqa: E402
+from scacco.engine.trainer.hints import HINT_NODES, game_hint  # noqa: E402
 
 
 def main() -> int:

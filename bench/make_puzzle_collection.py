@@ -12,14 +12,14 @@ CARELESS),
 and appends each game to bench/collection/games.pgn as soon as it is over.  Game i depends
 only on (seed, i), so the run is reproducible, and it resumes after the last complete game.
 
-`find` runs the finder (engine.puzzle_finder, node budgets: deterministic) on the games it
+`find` runs the finder (engine.trainer.puzzle_finder, node budgets: deterministic) on the games it
 has not searched yet, appending their puzzles to bench/collection/found.csv and the number
 of games searched to bench/collection/searched.txt, so it resumes too.  Progress on stderr.
-`verify` applies the finder's last check of material puzzles (engine.puzzle_finder.
+`verify` applies the finder's last check of material puzzles (engine.trainer.puzzle_finder.
 verify_material, added after the first 577 games had been searched) to the rows found
 before it, so that the rows are what the finder as it is now finds.
 
-`build` tags the themes of every puzzle found in the searched games (engine.themes) and
+`build` tags the themes of every puzzle found in the searched games (engine.trainer.themes) and
 writes the collection, one row per position (the first found wins), in the lichess CSV
 format (engine/data/puzzles.csv, shipped in the package).
 
@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 from scacco.engine.board import Board  # noqa: E402
 from scacco.engine.levels import NAMED_LEVELS, Level, play, play_weakened  # noqa: E402
 from scacco.engine.pgn import Game, MoveNode, read_games, write_game  # noqa: E402
-from scacco.engine.puzzle_finder import FinderBudget, find_puzzles  # noqa: E402
+from scacco.engine.trainer.puzzle_finder import FinderBudget, find_puzzles  # noqa: E402
 from scacco.engine.search import Searcher  # noqa: E402
 
 OUT = ROOT / "bench" / "collection"
@@ -151,7 +151,7 @@ def verify_command(args) -> int:
     """Applies the finder's final check of material puzzles (verify_material, added after
     the first 577 games had been searched) to the material rows of FOUND, dropping those that
     fail: the result is the same as searching those games with the finder as it is now."""
-    from scacco.engine.puzzle_finder import verify_material
+    from scacco.engine.trainer.puzzle_finder import verify_material
 
     rows = _found_rows()
     budget = FinderBudget()
@@ -200,7 +200,7 @@ def find_command(args) -> int:
 
 def build_command(args) -> int:
     from scacco.uci.cli.puzzles import CSV_COLUMNS
-    from scacco.engine.themes import tag_puzzle
+    from scacco.engine.trainer.themes import tag_puzzle
 
     seen = set()
     out_rows = []

@@ -2,7 +2,7 @@
 
     python bench/nnue_loss.py DATA.bin [DATA.bin ...] --net NET.nnue [--lambda 0.75] [--limit N]
 
-On the validation positions of the data (every 20th game, as engine/nnue_train.py holds them
+On the validation positions of the data (every 20th game, as engine/training/nnue_train.py holds them
 out; never trained on) it prints the trainer's loss, the mean squared error between
 sigmoid(eval / 400) and lambda * sigmoid(score / 400) + (1 - lambda) * (result + 1) / 2, for the
 network's static evaluation (the integer net in the engine) and for the classical static
@@ -17,10 +17,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from scacco.engine.board import Board  # noqa: E402
-from scacco.engine.datagen import read_positions  # noqa: E402
+from scacco.engine.training.datagen import read_positions  # noqa: E402
 from scacco.engine.evaluation import evaluate  # noqa: E402
 from scacco.engine.nnue import SCALE, read_network  # noqa: E402
-from scacco.engine.nnue_train import MAX_SCORE, VALIDATION_EVERY  # noqa: E402
+from scacco.engine.training.nnue_train import MAX_SCORE, VALIDATION_EVERY  # noqa: E402
 
 
 def sigmoid(x: float) -> float:

@@ -5,7 +5,7 @@
 Over the 500 shared perft positions (400 standard, 100 Chess960) and the start position it
 prints the mean, 95th percentile and largest absolute difference, in centipawns, between the
 engine's integer output and a numpy float forward pass of the trainer's float weights
-(NET.nnue.npz, written beside the net by engine/nnue_train.py), and the same against the
+(NET.nnue.npz, written beside the net by engine/training/nnue_train.py), and the same against the
 dequantised weights of the file itself (what is left is the integer arithmetic's rounding).
 """
 import argparse

@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from scacco.engine.board import Board  # noqa: E402
-from scacco.engine.datagen import read_positions  # noqa: E402
+from scacco.engine.training.datagen import read_positions  # noqa: E402
 from scacco.engine.evaluation import evaluate  # noqa: E402
 from scacco.engine.nnue import read_network  # noqa: E402
 

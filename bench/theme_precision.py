@@ -1,11 +1,11 @@
-"""Precision and recall of the theme predicates (engine.themes) on lichess-labelled puzzles.
+"""Precision and recall of the theme predicates (engine.trainer.themes) on lichess-labelled puzzles.
 
     python bench/theme_precision.py [--csv ../shared/data/puzzle-themes.csv]
 
 The CSV holds lichess puzzles, each with one theme and whether the puzzle has it
 (HasTheme True/False).  For each theme: TP (we say yes, it has it), FP (we say yes, it does
 not), FN, TN, precision TP/(TP+FP) and recall TP/(TP+FN), and whether tag_puzzle claims it
-(engine.themes.CLAIMED_THEMES).  The CSV's names are lichess's older snake_case ones; the two
+(engine.trainer.themes.CLAIMED_THEMES).  The CSV's names are lichess's older snake_case ones; the two
 pin kinds are measured by their own predicates (lichess tags both as "pin").
 """
 from __future__ import annotations

@@ -32,7 +32,7 @@ from ..ext._core import MateSearch, StopToken
 from .score import CP_SCALE, cp_scale
 from .board import Board
 from .limits import SearchLimits
-from .puzzles import proven_mate_line
+from .mate import proven_mate_line
 from .search import SearchInfo, SearchResult, Searcher, mate_result
 
 __all__ = ["Level", "NAMED_LEVELS", "MIN_ELO", "MAX_ELO", "level_for_elo", "level_for_skill",

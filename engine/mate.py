@@ -3,7 +3,7 @@
 The proofs come from a full-width AND/OR search in the C core (ext/mate.pxi) with no pruning
 that could hide a mate, so "mates within N" and "does not mate within N" are both certain.
 The search (engine/search.py, `go mate`), the playing levels, the puzzles and the hints use
-them; engine.puzzles re-exports them (its public names).
+them; engine.trainer.puzzles re-exports them (its public names).
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 # Self-play for training data: a whole game in C without the GIL, a fixed node budget
-# per move, the quiet positions packed into the 36-byte records that engine/datagen.py writes
+# per move, the quiet positions packed into the 36-byte records that engine/training/datagen.py writes
 # (the layout is drawn there and in pack_record below).
 #
 # Each move is an ordinary iterative deepening of the existing search on a SearchCore's own

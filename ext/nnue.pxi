@@ -5,7 +5,7 @@
 # perspective (flipped vertically for black), 768 per perspective.  The first layer turns the
 # pieces into an accumulator of H int16 per perspective; the side to move's half goes first into
 # the output layer, after SCReLU (clamp to 0..QA, then squared).  The file format and the
-# trainer are in engine/nnue.py and engine/nnue_train.py.
+# trainer are in engine/nnue.py and engine/training/nnue_train.py.
 #
 # A position that evaluates with the network carries an NnueStack (Position.nnue): one
 # accumulator per StateInfo, at the same index, so unmake has nothing to do and helper threads

@@ -1,4 +1,4 @@
-"""lichess's formulas (engine/accuracy.py) against numbers worked out by hand.
+"""lichess's formulas (engine/review/accuracy.py) against numbers worked out by hand.
 
 Every expected number below comes from the published formulas evaluated by hand (a pocket
 calculator: exp(-0.00368208 * cp), 103.1668 * exp(-0.04354 * d) - 3.1669), never from our
@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from scacco.engine import accuracy as acc
-from scacco.engine.accuracy import (BLUNDER, INACCURACY, MATE_CREATED, MATE_LOST, MISTAKE, Eval,
+from scacco.engine.review import accuracy as acc
+from scacco.engine.review.accuracy import (BLUNDER, INACCURACY, MATE_CREATED, MATE_LOST, MISTAKE, Eval,
                                     average_centipawn_loss, centipawn_loss, eval_win_percent,
                                     game_accuracy, harmonic_mean, judge, move_accuracy,
                                     standard_deviation, weighted_mean, win_percent)

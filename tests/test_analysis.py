@@ -1,4 +1,4 @@
-"""Game analysis (engine/analysis.py) and `scacco analyse`, checked with python-chess.
+"""Game analysis (engine/review/analysis.py) and `scacco analyse`, checked with python-chess.
 
 Small node budgets keep these fast.  What is asserted comes from references: python-chess
 (legality, SAN, reading the annotated PGN back), lichess's formulas worked by hand on the
@@ -14,10 +14,10 @@ import chess
 import chess.pgn
 import pytest
 
-from scacco.engine import accuracy as acc
+from scacco.engine.review import accuracy as acc
 from scacco.engine.score import CP_SCALE
-from scacco.engine import analysis as analysis_module
-from scacco.engine.analysis import (REVIEW_BORDER, Budget, analyse_game, analyse_pgn, annotated_pgn,
+from scacco.engine.review import analysis as analysis_module
+from scacco.engine.review.analysis import (REVIEW_BORDER, Budget, analyse_game, analyse_pgn, annotated_pgn,
                                     game_report)
 from scacco.engine.batch import Failure, run_local
 from scacco.engine.pgn import read_game
@@ -397,7 +397,7 @@ def test_same_result_across_processes():
 
 def test_one_move_judged_end_to_end_with_numbers_worked_by_hand():
     # The searches are scripted (ScriptedSearcher, classical scale: CP_SCALE = 100 / 128.3,
-    # engine/accuracy.py), at every budget alike so the extra looks change nothing.  Before
+    # engine/review/accuracy.py), at every budget alike so the extra looks change nothing.  Before
     # 4. Bg5 (position 6, White to move) the search says +128, normalised round(99.77) = +100;
     # after it (position 7, Black to move) Black's +257, round(200.31) = 200, White's -200.
     # Every other position is 0, and the scripted best move is never the one played.

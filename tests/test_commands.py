@@ -241,7 +241,7 @@ def test_closing_a_batch_stops_its_workers_at_once():
 
 def test_an_unexpected_error_in_one_game_is_reported_and_the_others_analysed(
         games, tmp_path, capsys, monkeypatch):
-    from scacco.engine import analysis
+    from scacco.engine.review import analysis
     real = analysis.analyse_pgn
 
     def flaky(text, budget, number):

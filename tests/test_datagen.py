@@ -1,4 +1,4 @@
-"""Training data generation (engine/datagen.py, ext/datagen.pxi), checked against python-chess:
+"""Training data generation (engine/training/datagen.py, ext/datagen.pxi), checked against python-chess:
 every record is the position python-chess reaches by replaying the game, quiet by
 python-chess's rules, scored from the side to move's view, with the result python-chess gives
 where the game ended by rule, at its first rule end; the file is cut up here by its documented
@@ -13,7 +13,7 @@ import zlib
 import chess
 import pytest
 
-from scacco.engine.datagen import (GAME_ENDS, HEADER_BYTES, RECORD_BYTES, DatagenError,
+from scacco.engine.training.datagen import (GAME_ENDS, HEADER_BYTES, RECORD_BYTES, DatagenError,
                                    Settings, chess960_fen, decode_record, end_mark, game_start,
                                    generate, load_numpy, play_game, read_openings,
                                    read_positions, read_settings)
@@ -199,7 +199,7 @@ def whole(tmp_path_factory, openings):
 
 
 def split_file(data):
-    """A data file cut up by its documented layout (engine/datagen.py), independently of the
+    """A data file cut up by its documented layout (engine/training/datagen.py), independently of the
     reader: (header, [(records, end mark)], the bytes after the last end mark)."""
     header, games, records = data[:HEADER_BYTES], [], b""
     offset = HEADER_BYTES
@@ -666,7 +666,7 @@ def test_games_played_with_a_network(tmp_path, openings):
 CHECK_INPUT = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))     # /dev/zero read whole: no
-from scacco.engine.datagen import DatagenError, generate
+from scacco.engine.training.datagen import DatagenError, generate
 kind, path, out, openings = sys.argv[1:5]
 try:
     if kind == "openings":
@@ -683,7 +683,7 @@ except DatagenError as error:
 @pytest.mark.parametrize("kind", ["a FIFO", "a device", "a directory", "too large"])
 def test_an_input_file_is_checked_by_type_and_size_before_it_is_read(tmp_path, openings, what, kind):
     import os
-    from scacco.engine.datagen import MAX_NETWORK_BYTES, MAX_OPENINGS_BYTES
+    from scacco.engine.training.datagen import MAX_NETWORK_BYTES, MAX_OPENINGS_BYTES
     if kind == "a FIFO":
         path = tmp_path / "input.fifo"
         os.mkfifo(path)                 # opened for reading, it would wait for a writer
@@ -711,7 +711,7 @@ def test_an_input_file_is_checked_by_type_and_size_before_it_is_read(tmp_path, o
 # message is generate's).  The environment variable marks the run's processes, workers too.
 INTERRUPTIBLE = """
 import sys
-from scacco.engine.datagen import DatagenInterrupted, generate
+from scacco.engine.training.datagen import DatagenInterrupted, generate
 out, openings, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 try:
     generate(out, 100000, nodes=300, seed=11, random_plies=6, chess960_share=0.2,

@@ -15,15 +15,15 @@ import chess
 import chess.pgn
 import pytest
 
-from scacco.engine import accuracy as acc
-from scacco.engine import analysis as analysis_module
-from scacco.engine.accuracy import Eval
-from scacco.engine.analysis import (HISTORY_PLIES, AnalysisError, Budget, analyse_game,
+from scacco.engine.review import accuracy as acc
+from scacco.engine.review import analysis as analysis_module
+from scacco.engine.review.accuracy import Eval
+from scacco.engine.review.analysis import (HISTORY_PLIES, AnalysisError, Budget, analyse_game,
                                     analyse_pgn, annotated_pgn, game_positions, game_report)
-from scacco.engine.puzzle_finder import (FinderBudget, FinderError, find_puzzles,
+from scacco.engine.trainer.puzzle_finder import (FinderBudget, FinderError, find_puzzles,
                                          find_puzzles_pgn, verify_material)
 from scacco.engine.pgn import read_game
-from scacco.engine.themes import tag_puzzle
+from scacco.engine.trainer.themes import tag_puzzle
 
 SMALL_FINDER = FinderBudget(scan_nodes=1000, pair_nodes=3000, mate_nodes=20000)
 

@@ -476,7 +476,7 @@ def self_play_data(path, games, seed, chess960_share):
     """A small `scacco datagen` file: `games` games at 300 nodes a move from the shared
     openings, 8 random plies each."""
     import io
-    from scacco.engine.datagen import generate
+    from scacco.engine.training.datagen import generate
 
     generate(path, games, nodes=300, seed=seed, random_plies=8, chess960_share=chess960_share,
              openings=shared_file("chessathome_openings.fen"), jobs=1, stream=io.StringIO())
@@ -486,8 +486,8 @@ def self_play_data(path, games, seed, chess960_share):
 def test_decoded_features_match_the_positions_of_a_data_file(tmp_path):
     """The trainer's vectorised decoding gives the inputs board_features gives for the FEN
     the data file's own reader decodes."""
-    from scacco.engine.datagen import load_numpy, read_positions
-    from scacco.engine.nnue_train import PAD, decode_features
+    from scacco.engine.training.datagen import load_numpy, read_positions
+    from scacco.engine.training.nnue_train import PAD, decode_features
 
     path = tmp_path / "d.bin"
     self_play_data(path, 3, seed=5, chess960_share=0.5)
@@ -503,7 +503,7 @@ def test_decoded_features_match_the_positions_of_a_data_file(tmp_path):
 
 def test_trainer_is_deterministic_and_its_net_loads(tmp_path):
     require_torch()
-    from scacco.engine.nnue_train import train
+    from scacco.engine.training.nnue_train import train
     import io
 
     data = tmp_path / "d.bin"
@@ -522,8 +522,8 @@ def test_trainer_goes_on_from_the_float_weights_of_an_earlier_run(tmp_path):
     """--init: with a learning rate of 0 the net trained from an earlier run's weights is that
     run's net, byte for byte; weights of another hidden size are refused with the reason."""
     require_torch()
-    from scacco.engine.datagen import DatagenError
-    from scacco.engine.nnue_train import train
+    from scacco.engine.training.datagen import DatagenError
+    from scacco.engine.training.nnue_train import train
     import io
 
     data = tmp_path / "d.bin"
@@ -543,8 +543,8 @@ def test_trainer_goes_on_from_the_float_weights_of_an_earlier_run(tmp_path):
 
 
 def test_score_factors_scale_a_files_scores_as_its_own_reader_reads_them(tmp_path):
-    from scacco.engine.datagen import DatagenError, read_positions
-    from scacco.engine.nnue_train import MAX_SCORE, load
+    from scacco.engine.training.datagen import DatagenError, read_positions
+    from scacco.engine.training.nnue_train import MAX_SCORE, load
     import io
 
     first, second = tmp_path / "a.bin", tmp_path / "b.bin"
@@ -565,7 +565,7 @@ def test_the_trainer_fits_the_output_scale_on_its_held_out_positions(tmp_path):
     require_torch()
     import io
     import torch
-    from scacco.engine.nnue_train import train
+    from scacco.engine.training.nnue_train import train
 
     data = tmp_path / "d.bin"
     self_play_data(data, 61, seed=10, chess960_share=0.0)       # games 0, 20, 40, 60 held out
@@ -602,8 +602,8 @@ def test_checkpoint_of_an_older_trainer_is_exported_with_the_data_it_was_trained
     require_torch()
     import io
     import torch
-    from scacco.engine.datagen import DatagenError
-    from scacco.engine.nnue_train import export_checkpoint, train
+    from scacco.engine.training.datagen import DatagenError
+    from scacco.engine.training.nnue_train import export_checkpoint, train
 
     data = tmp_path / "d.bin"
     self_play_data(data, 3, seed=6, chess960_share=0.0)

@@ -72,48 +72,94 @@ def test_py_typed_is_shipped():
     assert (Path(scacco.__file__).parent / "py.typed").is_file()
 
 
-def _imported_layers(path: Path, package: str):
-    """The layers (ext, engine, uci) that a module imports, at top level or inside functions."""
-    found = set()
+def _module_parts(path: Path):
+    """The module's dotted name inside scacco, as parts: engine/review/analysis.py ->
+    ["engine", "review", "analysis"] (a package's __init__ is the package)."""
+    parts = list(path.relative_to(REPO_ROOT).with_suffix("").parts)
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _imports(path: Path):
+    """Every module a file imports (at top level or inside functions), as parts inside
+    scacco; an absolute import of a layer not through scacco as ("<absolute>", layer)."""
+    parts = _module_parts(path)
+    package = parts if path.name == "__init__.py" else parts[:-1]
+    found = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom):
             if node.level == 0:
-                parts = (node.module or "").split(".")
-                if parts[0] == "scacco" and len(parts) > 1:
-                    found.add(parts[1])
-                elif parts[0] in LAYER_FOLDERS:
-                    found.add(parts[0] + " (absolute, not through scacco)")
-            elif node.level == 1:
-                found.add(package)
-            elif node.level == 2 and node.module:
-                found.add(node.module.split(".")[0])
+                names = (node.module or "").split(".")
+                if names[0] == "scacco" and len(names) > 1:
+                    found.append(names[1:])
+                elif names[0] in LAYER_FOLDERS:
+                    found.append(["<absolute>", names[0]])
+                continue
+            base = package[:len(package) - (node.level - 1)]
+            if node.module:
+                found.append(base + node.module.split("."))
+            else:
+                found.extend(base + [alias.name] for alias in node.names)
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 top = alias.name.split(".")[0]
                 if top in LAYER_FOLDERS:
-                    found.add(top + " (absolute, not through scacco)")
+                    found.append(["<absolute>", top])
     return found
+
+
+def _imported_layers(path: Path):
+    """The layers (ext, engine, uci) that a module imports."""
+    return {("absolute " + parts[1]) if parts[0] == "<absolute>" else parts[0]
+            for parts in _imports(path)}
+
+
+def _layer_files(layer: str):
+    return sorted(LAYER_FOLDERS[layer].rglob("*.py"))
 
 
 @pytest.mark.parametrize("layer,allowed", [("ext", {"ext"}), ("engine", {"ext", "engine"}),
                                            ("uci", {"ext", "engine", "uci"})])
 def test_dependencies_point_one_way(layer, allowed):
-    for path in LAYER_FOLDERS[layer].glob("*.py"):
-        imported = _imported_layers(path, layer) - {"_version"}
-        assert imported <= allowed, f"{path.name} imports {imported - allowed}"
+    files = _layer_files(layer)
+    assert files
+    for path in files:
+        imported = _imported_layers(path) - {"_version"}
+        assert imported <= allowed, f"{path} imports {imported - allowed}"
+
+
+# engine's parts: the core (its top-level modules) below the review, the trainer and the
+# training, which may use the core (and the trainer the review), never the other way round.
+ENGINE_PARTS = {"core": {"core"}, "review": {"core", "review"},
+                "trainer": {"core", "review", "trainer"}, "training": {"core", "training"}}
+
+
+def _engine_part(parts) -> str:
+    return parts[1] if len(parts) > 2 and parts[1] in ENGINE_PARTS else "core"
+
+
+def test_the_engines_core_sits_below_its_parts():
+    for path in _layer_files("engine"):
+        mine = _engine_part(_module_parts(path))
+        for parts in _imports(path):
+            if parts[0] == "engine" and len(parts) > 1:
+                assert _engine_part(parts) in ENGINE_PARTS[mine], \
+                    f"{path} ({mine}) imports {'.'.join(parts)}"
 
 
 def test_no_import_cycle_inside_engine():
+    modules = {".".join(_module_parts(path)): path for path in _layer_files("engine")}
     graph = {}
-    for path in LAYER_FOLDERS["engine"].glob("*.py"):
+    for name, path in modules.items():
         deps = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                if node.module:
-                    deps.add(node.module.split(".")[0])
-                else:
-                    deps.update(alias.name for alias in node.names)
-        graph[path.stem] = deps - {path.stem}
+        for parts in _imports(path):
+            # the longest known module the import names (a name imported from a module
+            # belongs to that module)
+            for cut in range(len(parts), 0, -1):
+                candidate = ".".join(parts[:cut])
+                if candidate in modules:
+                    deps.add(candidate)
+                    break
+        graph[name] = deps - {name} - {"engine"}
 
     def visit(name, trail):
         assert name not in trail, f"import cycle: {' -> '.join(trail + [name])}"

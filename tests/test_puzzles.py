@@ -1,4 +1,4 @@
-"""Puzzles: `scacco solve` and engine.puzzles against an exhaustive python-chess search, the
+"""Puzzles: `scacco solve` and engine.trainer.puzzles against an exhaustive python-chess search, the
 answer judge, the finder and `scacco puzzles`, `scacco hint`, the collection and `scacco puzzle`."""
 import csv
 import subprocess
@@ -8,7 +8,7 @@ import chess
 import pytest
 
 from scacco.engine import Board
-from scacco.engine.puzzles import mate_line, mating_moves, shortest_mate
+from scacco.engine.trainer.puzzles import mate_line, mating_moves, shortest_mate
 from scacco.ext._core import MateSearch
 from tests.conftest import REPO_ROOT, shared_file
 from tests.oracles import forces_mate
@@ -126,9 +126,9 @@ def test_solve_command_rejects_bad_input(args, message):
     assert done.stdout == ""
 
 
-# --- judging answers (engine.puzzles.Puzzle) --------------------------------------------
+# --- judging answers (engine.trainer.puzzles.Puzzle) --------------------------------------------
 
-from scacco.engine.puzzles import Puzzle, PuzzleError  # noqa: E402
+from scacco.engine.trainer.puzzles import Puzzle, PuzzleError  # noqa: E402
 
 
 def mate_file_positions(name):
@@ -248,7 +248,7 @@ def deeper_score(fen, move, nodes):
 def test_material_judge_accepts_the_solution_and_only_moves_a_deeper_search_keeps():
     # lichess tactics (Stockfish-checked lines): the stored move is accepted, and every
     # accepted move still wins by a search with 20 times the judge's nodes.
-    from scacco.engine.puzzles import DECISIVE_CP, MATERIAL_MARGIN_CP
+    from scacco.engine.trainer.puzzles import DECISIVE_CP, MATERIAL_MARGIN_CP
     nodes = 40_000
     for row in lichess_material_puzzles(4):
         puzzle = Puzzle(row["FEN"], row["Moves"].split(), nodes=nodes)
@@ -279,10 +279,10 @@ def test_material_puzzle_follows_the_solution_to_the_end():
     assert played == moves
 
 
-# --- the finder (engine.puzzle_finder) and `scacco puzzles` --------------------------------
+# --- the finder (engine.trainer.puzzle_finder) and `scacco puzzles` --------------------------------
 
 from scacco.engine.pgn import read_game  # noqa: E402
-from scacco.engine.puzzle_finder import MIN_RATING, MAX_RATING, FinderBudget, find_puzzles  # noqa: E402
+from scacco.engine.trainer.puzzle_finder import MIN_RATING, MAX_RATING, FinderBudget, find_puzzles  # noqa: E402
 
 # Scholar's mate missed and then allowed: 4.Qxf7# is a mate in one after 3...Nf6??
 BLUNDER_GAME = """[Event "test"]
@@ -404,7 +404,7 @@ def test_hint_rejects_bad_input(args, message):
 # --- the shipped collection and `scacco puzzle` ----------------------------------------------
 
 def collection_rows():
-    from scacco.engine.daily import COLLECTION
+    from scacco.engine.trainer.daily import COLLECTION
     return list(csv.DictReader(open(COLLECTION, newline="")))
 
 

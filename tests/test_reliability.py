@@ -15,7 +15,7 @@ import pytest
 
 from scacco.engine.board import Board
 from scacco.engine.levels import level_for_elo, play_weakened
-from scacco.engine.puzzles import MAX_MATE_MOVES
+from scacco.engine.trainer.puzzles import MAX_MATE_MOVES
 from scacco.engine.search import Searcher, StopToken
 from scacco.ext._core import MateSearch
 from uci_client import HANG_TIMEOUT, UciProcess

@@ -1,4 +1,4 @@
-"""Puzzle themes (engine.themes): a hand-checked set, python-chess reference detectors for
+"""Puzzle themes (engine.trainer.themes): a hand-checked set, python-chess reference detectors for
 fork, pin and skewer, and the lichess-labelled puzzles of ../shared/data/puzzle-themes.csv.
 
 Every line here is replayed with python-chess first, so a test cannot pass on an illegal
@@ -9,10 +9,10 @@ from collections import Counter
 import chess
 import pytest
 
-from scacco.engine import hint_text
-from scacco.engine.daily import load_collection
-from scacco.engine.hints import THEME_PRIORITY, puzzle_hints
-from scacco.engine.themes import CLAIMED_THEMES, all_themes, tag_puzzle
+from scacco.engine.trainer import hint_text
+from scacco.engine.trainer.daily import load_collection
+from scacco.engine.trainer.hints import THEME_PRIORITY, puzzle_hints
+from scacco.engine.trainer.themes import CLAIMED_THEMES, all_themes, tag_puzzle
 from tests.conftest import shared_file
 
 # (FEN before the opponent's move, the line, the themes it holds by hand)

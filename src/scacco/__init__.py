@@ -18,7 +18,8 @@ from ._version import __version__
 if TYPE_CHECKING:
     from .engine.board import STARTING_FEN, Board, Outcome, Termination
     from .engine.levels import Level, level_for_elo, level_for_skill, play
-    from .engine.puzzles import mating_moves
+    from .engine.mate import mating_moves
+    from .engine.limits import SearchLimits
     from .engine.search import SearchInfo, SearchResult, Searcher
 
 # name -> the module (relative to this package) that defines it
@@ -30,11 +31,12 @@ _PUBLIC = {
     "Searcher": ".engine.search",
     "SearchInfo": ".engine.search",
     "SearchResult": ".engine.search",
+    "SearchLimits": ".engine.limits",
     "Level": ".engine.levels",
     "level_for_elo": ".engine.levels",
     "level_for_skill": ".engine.levels",
     "play": ".engine.levels",
-    "mating_moves": ".engine.puzzles",
+    "mating_moves": ".engine.mate",
 }
 
 __all__ = ["__version__", *_PUBLIC]

@@ -2,7 +2,7 @@
 
 The arguments are checked, and the outputs planned (none may name the input or another
 output, each must be writable), before any game is searched.  The games go through the
-game-by-game driver (uci/cli/runner.py) to engine.analysis.analyse_pgn; each result goes to
+game-by-game driver (uci/cli/runner.py) to engine.review.analysis.analyse_pgn; each result goes to
 every output (uci/cli/writers.py) as it arrives, in the file's order.  When the run ends the
 file outputs are renamed over their targets; an interrupted run renames what it finished and
 `--resume` goes on from there, giving the same files as a run that was never stopped.
@@ -25,7 +25,7 @@ PROG = "scacco analyse"
 
 
 def parser() -> Parser:
-    from ...engine.analysis import DEFAULT_NODES, DEFAULT_REVIEW, REVIEW_DROP
+    from ...engine.review.analysis import DEFAULT_NODES, DEFAULT_REVIEW, REVIEW_DROP
 
     p = Parser(prog=PROG,
                description="Search every position of each game's main line and judge every "
@@ -81,7 +81,7 @@ class AnalysisSink(Sink):
         return analysis.to_dict()
 
     def decode(self, data: Dict[str, Any]):
-        from ...engine.analysis import GameAnalysis
+        from ...engine.review.analysis import GameAnalysis
         return GameAnalysis.from_dict(data)
 
     def positions(self, analysis) -> int:
@@ -103,7 +103,7 @@ def _matplotlib_missing() -> bool:
 
 
 def main(argv, stdout=None, stderr=None) -> int:
-    from ...engine.analysis import Budget, analyse_pgn
+    from ...engine.review.analysis import Budget, analyse_pgn
 
     stdout = stdout if stdout is not None else sys.stdout
     stderr = stderr if stderr is not None else sys.stderr
@@ -132,7 +132,7 @@ def main(argv, stdout=None, stderr=None) -> int:
         if problem:
             p.error(problem)
         if _matplotlib_missing():
-            from ...engine.graph import PLOT_EXTRA
+            from ...engine.review.graph import PLOT_EXTRA
             warn(PROG, f"--graph needs matplotlib: {PLOT_EXTRA}; the other outputs are written")
             graph = None
 

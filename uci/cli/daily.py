@@ -13,7 +13,7 @@ DATE_PATTERN = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 def puzzle(argv) -> int:
     import datetime
 
-    from ...engine.daily import DailyError, daily_puzzle, format_daily
+    from ...engine.trainer.daily import DailyError, daily_puzzle, format_daily
 
     p = Parser(prog="scacco puzzle",
                description="The puzzle of the day from the collection shipped with Scacco (the "

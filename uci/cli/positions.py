@@ -53,7 +53,7 @@ def bench(argv) -> int:
 
 
 def solve(argv) -> int:
-    from ...engine.puzzles import mating_moves
+    from ...engine.mate import mating_moves
 
     p = Parser(prog="scacco solve",
                description="Print every first move that forces mate within N moves (exact: no "
@@ -71,7 +71,7 @@ def solve(argv) -> int:
 
 
 def hint(argv) -> int:
-    from ...engine.hints import HINT_NODES, game_hint
+    from ...engine.trainer.hints import HINT_NODES, game_hint
     from ..options import MAX_ELO, MIN_ELO
 
     p = Parser(prog="scacco hint",

@@ -1,7 +1,7 @@
 """`scacco puzzles`: find puzzles in every game of a PGN file, locally or on Ray.
 
-Each game goes through the game-by-game driver (uci/cli/runner.py) to engine.puzzle_finder,
-and its puzzles, their themes tagged (engine.themes.tag_puzzle, in the worker), come back as
+Each game goes through the game-by-game driver (uci/cli/runner.py) to engine.trainer.puzzle_finder,
+and its puzzles, their themes tagged (engine.trainer.themes.tag_puzzle, in the worker), come back as
 CSV rows in the lichess puzzle database's columns.  The CSV is written as the games come back
 and renamed over --out when the run ends; an interrupted run renames what it finished and
 `--resume` goes on from there.
@@ -27,8 +27,8 @@ CSV_COLUMNS = ["PuzzleId", "FEN", "Moves", "Rating", "Themes", "GameUrl"]
 
 
 def puzzle_row(puzzle) -> Dict[str, Any]:
-    """A found puzzle (engine.puzzle_finder.FoundPuzzle) as a CSV row, its themes tagged."""
-    from ...engine.themes import tag_puzzle
+    """A found puzzle (engine.trainer.puzzle_finder.FoundPuzzle) as a CSV row, its themes tagged."""
+    from ...engine.trainer.themes import tag_puzzle
     return {"PuzzleId": puzzle.puzzle_id, "FEN": puzzle.fen, "Moves": " ".join(puzzle.moves),
             "Rating": puzzle.rating,
             "Themes": " ".join(tag_puzzle(puzzle.fen, puzzle.moves, puzzle.chess960)),
@@ -45,7 +45,7 @@ class FoundRows:
 
 def find_rows(text: str, budget, number: int, source: str) -> FoundRows:
     """The work of one game (a plain function, run by worker processes and Ray tasks)."""
-    from ...engine.puzzle_finder import find_puzzles_pgn
+    from ...engine.trainer.puzzle_finder import find_puzzles_pgn
     found = find_puzzles_pgn(text, budget, number, source)
     return FoundRows([puzzle_row(puzzle) for puzzle in found.puzzles], found.positions)
 
@@ -77,7 +77,7 @@ class CsvSink(Sink):
 
 
 def parser() -> Parser:
-    from ...engine.puzzle_finder import FinderBudget
+    from ...engine.trainer.puzzle_finder import FinderBudget
     defaults = FinderBudget()
     p = Parser(prog=PROG,
                description="Find puzzles in games: positions where exactly one move wins or "
@@ -99,7 +99,7 @@ def parser() -> Parser:
 
 
 def main(argv, stderr=None) -> int:
-    from ...engine.puzzle_finder import FinderBudget
+    from ...engine.trainer.puzzle_finder import FinderBudget
 
     stderr = stderr if stderr is not None else sys.stderr
     p = parser()

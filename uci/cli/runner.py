@@ -148,9 +148,9 @@ def count_games(path: str, prog: str) -> Tuple[int, int]:
 
 def _reason(error: BaseException) -> str:
     """A failure's reason: the message of an expected error, the type too for the rest."""
-    from ...engine.analysis import AnalysisError
+    from ...engine.review.analysis import AnalysisError
     from ...engine.batch import WorkerDied
-    from ...engine.puzzle_finder import FinderError
+    from ...engine.trainer.puzzle_finder import FinderError
     if isinstance(error, (AnalysisError, FinderError, WorkerDied)):
         return str(error)
     return f"unexpected {type(error).__name__}: {error}"

@@ -14,14 +14,14 @@ def default_openings() -> str:
 
 
 def datagen(argv) -> int:
-    from ...engine.datagen import (DEFAULT_CHESS960_SHARE, DEFAULT_NODES, DEFAULT_RANDOM_PLIES,
+    from ...engine.training.datagen import (DEFAULT_CHESS960_SHARE, DEFAULT_NODES, DEFAULT_RANDOM_PLIES,
                                    MAX_RANDOM_PLIES, DatagenError, DatagenInterrupted,
                                    generate)
 
     p = Parser(prog="scacco datagen",
                description="Self-play training positions for the neural evaluation: quiet "
                            "positions with the search score and the game result, appended to "
-                           "a binary file (layout in engine/datagen.py).  Started again with "
+                           "a binary file (layout in engine/training/datagen.py).  Started again with "
                            "the same arguments, it goes on where it stopped.  Progress on "
                            "stderr.")
     p.add_argument("--out", required=True, metavar="FILE", help="the data file (created, or resumed)")
@@ -122,8 +122,8 @@ def train(argv) -> int:
         import torch  # noqa: F401
     except ImportError:
         p.error("training needs PyTorch: pip install -e '.[train]'")
-    from ...engine.datagen import DatagenError
-    from ...engine.nnue_train import export_checkpoint, train as run_training
+    from ...engine.training.datagen import DatagenError
+    from ...engine.training.nnue_train import export_checkpoint, train as run_training
     try:
         if args.export_checkpoint:
             export_checkpoint(args.export_checkpoint, args.out, args.data,

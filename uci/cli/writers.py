@@ -75,11 +75,11 @@ class TextReport(AnalysisWriter):
             os.close(devnull)
 
     def game(self, analysis) -> None:
-        from ...engine.analysis import game_report
+        from ...engine.review.analysis import game_report
         self._write(game_report(analysis) + "\n")
 
     def finish(self, summary: Summary) -> None:
-        from ...engine.analysis import summary_report
+        from ...engine.review.analysis import summary_report
         if summary.games > 1:
             self._write(summary_report(summary.analysed, failed=len(summary.failed)))
 
@@ -91,7 +91,7 @@ class AnnotatedPgn(AnalysisWriter):
         self.file = OutputFile("--out", path)
 
     def game(self, analysis) -> None:
-        from ...engine.analysis import annotated_game
+        from ...engine.review.analysis import annotated_game
         from ...engine.pgn import write_game
         write_game(annotated_game(analysis), self.file)
         self.file.flush()
@@ -150,7 +150,7 @@ class GraphFiles(AnalysisWriter):
         self.base, self.games, self.warn = base, games, warn
 
     def game(self, analysis) -> None:
-        from ...engine.graph import plot_game
+        from ...engine.review.graph import plot_game
         path = graph_path(self.base, analysis.number, self.games)
         folder, name = os.path.split(os.path.abspath(path))
         temporary = os.path.join(folder, f".{name}.part{os.path.splitext(name)[1] or '.png'}")

@@ -7,7 +7,7 @@ rating, searched at full strength: the move such a player can find).  The senten
 which threat the move makes or meets: the opponent's threat is the best move the opponent
 would have if it were their turn again (a null move), and it counts when it would win
 material or mate and the hinted move takes it away; the move's own threat is found the same
-way after it.  All sentences come from engine/hint_text.py.
+way after it.  All sentences come from engine/trainer/hint_text.py.
 
 `puzzle_hints(fen, moves)` gives a puzzle's three hints, each saying more: the theme, the
 piece that moves, the move.
@@ -17,13 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
-from ..ext._core import MateSearch
+from ...ext._core import MateSearch
 
 from . import hint_text
-from .board import Board, board_from_fen
-from .levels import level_for_elo
-from .puzzles import proven_mate_line
-from .search import Searcher
+from ..board import Board, board_from_fen
+from ..levels import level_for_elo
+from ..mate import proven_mate_line
+from ..search import Searcher
 
 __all__ = ["GameHint", "game_hint", "puzzle_hints", "HINT_NODES", "HINT_MATE_MOVES",
            "THEME_PRIORITY"]
@@ -162,7 +162,7 @@ def game_hint(board: Board, *, elo: Optional[int] = None, nodes: int = HINT_NODE
 def puzzle_hints(fen: str, moves: Sequence[str], themes: Optional[Sequence[str]] = None,
                  language: str = hint_text.DEFAULT_LANGUAGE) -> List[str]:
     """The three hints of a puzzle in the lichess format, each saying more: the theme, the
-    piece, the move (in SAN).  themes default to engine.themes.tag_puzzle's."""
+    piece, the move (in SAN).  themes default to engine.trainer.themes.tag_puzzle's."""
     if themes is None:
         from .themes import tag_puzzle
         themes = tag_puzzle(fen, moves)

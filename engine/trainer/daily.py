@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import List, Optional
 
 from . import hint_text
-from .board import board_from_fen
+from ..board import board_from_fen
 from .hints import puzzle_hints
 
 __all__ = ["COLLECTION", "DailyError", "CollectionPuzzle", "load_collection", "daily_puzzle",
            "format_daily"]
 
-COLLECTION = Path(__file__).resolve().parent / "data" / "puzzles.csv"
+COLLECTION = Path(__file__).resolve().parents[1] / "data" / "puzzles.csv"
 
 
 class DailyError(ValueError):

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set
 
-from .board import NULL_MOVE, Board, board_from_fen
+from ..board import NULL_MOVE, Board, board_from_fen
 
 __all__ = ["Line", "tag_puzzle", "all_themes", "THEME_TESTS", "CLAIMED_THEMES", "Geometry",
            "square_index", "square_name"]

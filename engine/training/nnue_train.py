@@ -45,7 +45,7 @@ import time
 from typing import List, Optional, Sequence, Tuple
 
 from .datagen import FLAG_BLACK_TO_MOVE, DatagenError, load_numpy
-from .nnue import INPUTS, OUTPUT_WEIGHT_LIMIT, SCALE, fit_output_scale, quantise, write_network
+from ..nnue import INPUTS, OUTPUT_WEIGHT_LIMIT, SCALE, fit_output_scale, quantise, write_network
 
 PAD = INPUTS                   # the feature index of an empty slot (a zero row)
 SLOTS = 32                     # at most 32 pieces on a board

@@ -20,11 +20,11 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from ..ext._core import MateSearch
+from ...ext._core import MateSearch
 
 from . import hint_text
-from .board import Board, board_from_fen
-from .mate import (MAX_MATE_MOVES, MateSearchInterrupted, mate_line, mating_moves,
+from ..board import Board, board_from_fen
+from ..mate import (MAX_MATE_MOVES, MateSearchInterrupted, mate_line, mating_moves,
                    proven_mate_line, shortest_mate)
 
 __all__ = ["mating_moves", "shortest_mate", "mate_line", "proven_mate_line",
@@ -32,7 +32,7 @@ __all__ = ["mating_moves", "shortest_mate", "mate_line", "proven_mate_line",
            "JUDGE_NODES", "DECISIVE_CP", "MATERIAL_MARGIN_CP"]
 
 # A material puzzle's judgement: the node budget of the search after each tried move, the
-# score (normalised centipawns, engine/accuracy.py) from which a position counts as decisive,
+# score (normalised centipawns, engine/review/accuracy.py) from which a position counts as decisive,
 # and how far below the solution's score a move may stay and still count as as good.
 JUDGE_NODES = 200_000
 DECISIVE_CP = 400
@@ -52,7 +52,7 @@ class Verdict:
     right: bool
     move: str                 # the tried move, UCI
     san: str
-    reason: str               # one sentence (engine/hint_text.py)
+    reason: str               # one sentence (engine/trainer/hint_text.py)
     reply: Optional[str]      # the opponent's answer (UCI), None when the puzzle is over
     reply_san: Optional[str]
     solved: bool              # the puzzle is complete after this move (and no reply)
@@ -153,7 +153,7 @@ class Puzzle:
 
     def _search(self):
         if self._searcher is None:
-            from .search import Searcher
+            from ..search import Searcher
             self._searcher = Searcher(16)
         return self._searcher
 

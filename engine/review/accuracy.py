@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence, Tuple
 
-from .score import winning_chances
+from ..score import winning_chances
 
 __all__ = [
     "Eval", "CP_CEILING",

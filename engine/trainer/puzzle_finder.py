@@ -35,15 +35,15 @@ import io
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Sequence, Tuple
 
-from ..ext._core import MateSearch
+from ...ext._core import MateSearch
 
-from .score import winning_chances
-from .analysis import Budget, evaluate_position
-from .board import NULL_MOVE, Board, board_from_fen
-from .levels import NAMED_LEVELS, level_for_elo
-from .pgn import Game, read_game
-from .puzzles import MateSearchInterrupted, mate_line, mating_moves, shortest_mate
-from .search import Searcher
+from ..score import winning_chances
+from ..review.analysis import Budget, evaluate_position
+from ..board import NULL_MOVE, Board, board_from_fen
+from ..levels import NAMED_LEVELS, level_for_elo
+from ..pgn import Game, read_game
+from ..mate import MateSearchInterrupted, mate_line, mating_moves, shortest_mate
+from ..search import Searcher
 
 __all__ = ["FinderBudget", "FoundPuzzle", "GamePuzzles", "verify_material", "FinderError", "find_puzzles", "find_puzzles_pgn",
            "estimate_rating", "puzzle_id", "material", "winning_chances_of", "MIN_RATING",

@@ -5,7 +5,7 @@ node budget by default, so the result does not depend on the machine's load) wit
 Searcher for the game, cleared at its start, so the transposition table helps from move to
 move and the result does not depend on what the process analysed before.  For every move it
 gives the evaluations before and after (White's view, normalised centipawns: see
-engine/accuracy.py), the engine's best move and line in SAN, Win%, the move's accuracy and
+engine/review/accuracy.py), the engine's best move and line in SAN, Win%, the move's accuracy and
 its judgement (lichess's rules); per side the game accuracy, the average centipawn loss and
 the counts of inaccuracies, mistakes and blunders.
 
@@ -58,10 +58,10 @@ from typing import (AbstractSet, Any, Callable, Dict, Iterable, Iterator, List, 
 
 from . import accuracy as acc
 from .accuracy import Eval
-from .score import cp_scale
-from .board import NULL_MOVE, Board
-from .pgn import Game, MoveNode, read_game
-from .search import Searcher
+from ..score import cp_scale
+from ..board import NULL_MOVE, Board
+from ..pgn import Game, MoveNode, read_game
+from ..search import Searcher
 
 __all__ = ["Budget", "MoveAnalysis", "SideReport", "GameAnalysis", "AnalysisError",
            "DEFAULT_NODES", "analyse_game", "analyse_pgn", "evaluate_position", "game_report",

@@ -74,12 +74,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Iterator, List, NamedTuple, Optional, Tuple
 
-from ..ext._core import (ADJUDICATION_PY, GAME_ENDS_PY, MAX_GAME_PLIES_PY, RECORD_BYTES_PY,
+from ...ext._core import (ADJUDICATION_PY, GAME_ENDS_PY, MAX_GAME_PLIES_PY, RECORD_BYTES_PY,
                          SelfPlay)
-from .batch import Failure, run_batch
-from .board import Board
-from .nnue import NetworkError, parse_network
-from .progress import Progress
+from ..batch import Failure, run_batch
+from ..board import Board
+from ..nnue import NetworkError, parse_network
+from ..progress import Progress
 
 __all__ = ["DatagenError", "DatagenInterrupted", "FileDamaged", "Settings", "GameRecord",
            "TrainingPosition", "play_game", "game_start", "chess960_fen", "read_openings",
