@@ -606,7 +606,7 @@ class Searcher:
     def _falling_score_factor(scores: List[int]) -> float:
         """More time when the score has dropped below the iterations before it (the position
         is less clear than it looked).  The drop is measured in winning chances (Win%, the
-        logistic curve of engine.review.accuracy: 30 cp matter near equality, not at +10), against the
+        logistic curve of engine.score.winning_chances: 30 cp matter near equality, not at +10), against the
         mean Win% of the three iterations before: 1 + (DROP - 1) / 20 for a drop of DROP
         points, the first point free (the odd-even wobble of the iterations), at most 1.5.
         1 when it has not fallen, and for mate scores."""

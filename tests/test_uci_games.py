@@ -97,7 +97,7 @@ def test_analysis_multipv_and_infinite():
         assert infos[0]["pv"][0] == chess.Move.from_uci("h5f7")
         assert infos[0]["score"].relative == chess.engine.Mate(1)
         assert len({info["pv"][0] for info in infos}) == 3
-        with engine.review.analysis(chess.Board()) as analysis:
+        with engine.analysis(chess.Board()) as analysis:
             for info in analysis:
                 if info.get("depth", 0) >= 4:
                     break
