@@ -9,12 +9,12 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Callable, Dict, Iterable, List, Optional, TypeVar
 
 from ..ext._core import STARTING_FEN, CoreBoard
 
 __all__ = ["Board", "Outcome", "Termination", "STARTING_FEN", "MoveError", "InvalidMoveError",
-           "IllegalMoveError", "AmbiguousMoveError", "NULL_MOVE", "board_from_fen"]
+           "IllegalMoveError", "AmbiguousMoveError", "NULL_MOVE", "board_from_fen", "line_text"]
 
 # The UCI spelling of a null move (a pass), as python-chess and the UCI protocol write it.
 NULL_MOVE = "0000"
@@ -326,6 +326,13 @@ class Board(CoreBoard):
         else:
             self.push_uci(uci)
 
+    def line_san(self, moves: Iterable[str]) -> List[str]:
+        """The moves of a line (UCI) from this position in SAN; the board is left as it is.
+
+        :raises IllegalMoveError: at the first move that is not legal where it stands.
+        """
+        return line_text(self, moves, Board.san, Board.push_uci)
+
     def push_uci_moves(self, moves: List[str]) -> None:
         """Play several moves; on an illegal one, the board is left before it.
 
@@ -333,6 +340,22 @@ class Board(CoreBoard):
         """
         for text in moves:
             self.push_uci(text)
+
+
+Move = TypeVar("Move")
+
+
+def line_text(board: CoreBoard, moves: Iterable[Move], write: Callable[[CoreBoard, Move], str],
+              play: Callable[[CoreBoard, Move], None]) -> List[str]:
+    """Each move of a line from board's position as write(position, move) puts it, the line
+    played with play on a copy (board is left as it is): the one walk behind SAN lines and
+    principal variations."""
+    walker = board.copy()
+    out = []
+    for move in moves:
+        out.append(write(walker, move))
+        play(walker, move)
+    return out
 
 
 def board_from_fen(fen: str, chess960: Optional[bool] = None) -> Board:

@@ -40,7 +40,7 @@ from ..ext._core import (MATE_BOUND_PY, MAX_HASH_MB_PY, MAX_SEARCH_THREADS_PY, V
                          VALUE_MATE_PY, MateSearch, SearchCore, StopToken)
 
 from .score import cp_scale, winning_chances
-from .board import Board
+from .board import Board, line_text
 from .limits import SearchLimits
 from .mate import MAX_MATE_MOVES, proven_mate_line
 
@@ -636,16 +636,8 @@ class Searcher:
         return SearchInfo(depth=depth, seldepth=max(seldepth, depth), multipv=multipv, score_cp=cp,
                           score_mate=mate, bound=bound, nodes=nodes,
                           nps=int(nodes * 1000 / elapsed), time_ms=int(elapsed),
-                          hashfull=core.hashfull(), pv=self._pv_text(board, pv_codes), score=score)
-
-    @staticmethod
-    def _pv_text(board: Board, codes: List[int]) -> List[str]:
-        walker = board.copy()
-        out = []
-        for code in codes:
-            out.append(walker.move_uci(code))
-            walker.push_code(code)
-        return out
+                          hashfull=core.hashfull(), score=score,
+                          pv=line_text(board, pv_codes, Board.move_uci, Board.push_code))
 
     def _ponder_from_table(self, board: Board, best: str) -> Optional[str]:
         walker = board.copy()

@@ -10,22 +10,23 @@ its judgement (lichess's rules); per side the game accuracy, the average centipa
 the counts of inaccuracies, mistakes and blunders.
 
 A second look.  A move that a mate rule judges on the first pass (a forced mate walked into
-or let go), or whose drop in the mover's winning chances is at least REVIEW_DROP (0.15) and
-below REVIEW_CEILING (0.5) -- near the mistake and blunder lines, where the class can turn on
-a little depth -- has the positions before and after it searched again with Budget.review
-times the budget (4x nodes or movetime, depth + 2; review=1 turns it off), on the same table.
-A third look, at Budget.review squared (16x), takes the moves whose position before had a
-second look and that a mate rule still judges (its class turns on the evaluation against
--7.00 and -9.99) or whose drop then lies within REVIEW_BORDER (0.15) of either line.  The
-mate-rule moves go first, then the moves nearest a line; all the looks of a game together
-stop at REVIEW_SHARE (3.0) times the first pass (a look at 4x counts as four positions), so a
-game costs at most four times its first pass however many blunders it holds (a game without
-near-line moves, as a master game, costs little more than its first pass).  The judgements are
-then made from the deepest evaluations.  A search at the budget misjudges a few such moves
-either way (a tactic seen only a little deeper, or a refutation it did not yet find); the
-extra looks cost a few positions a game and bring the blunders closer to a much deeper
-search's (bench/analysis_quality.py, the README).  With a node or depth budget they are as
-deterministic as the first pass.
+or let go), or whose drop in the mover's winning chances is at least REVIEW_DROP and below
+REVIEW_CEILING -- near the mistake and blunder lines, where the class can turn on a little
+depth -- has the positions before and after it searched again with Budget.review times the
+budget (nodes or movetime times review, depth plus log2(review); review=1 turns it off), on
+the same table.  A third look, at Budget.review squared, takes the moves whose position before
+had a second look and that a mate rule still judges (its class turns on the evaluation against
+accuracy.MATE_SOFT_CP and MATE_SOFTER_CP) or whose drop then lies within REVIEW_BORDER of
+either line.  The mate-rule moves go first, then the moves nearest a line; all the looks of a
+game together stop at REVIEW_SHARE times the first pass (a look at review times the budget
+counts as that many positions), so a game costs at most 1 + REVIEW_SHARE times its first pass
+however many blunders it holds (a game without near-line moves, as a master game, costs little
+more than its first pass).  The judgements are then made from the deepest evaluations.  A
+search at the budget misjudges a few such moves either way (a tactic seen only a little
+deeper, or a refutation it did not yet find); the extra looks cost a few positions a game and
+bring the blunders closer to a much deeper search's (bench/analysis_quality.py; the figures
+are in docs/results/analysis.md).  With a node or depth budget they are as deterministic as
+the first pass.
 
 A null move (a pass: `--` or `Z0` in PGN, "0000" in UCI), which some records use for a move
 left out, is analysed as such: the position after it is searched like any other, and the
@@ -53,7 +54,7 @@ import io
 import typing
 from collections import deque
 from dataclasses import asdict, dataclass, field
-from typing import (AbstractSet, Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
+from typing import (AbstractSet, Any, Callable, Dict, Iterator, List, Optional, Sequence,
                     Tuple, Union)
 
 from . import accuracy as acc
@@ -68,10 +69,9 @@ __all__ = ["Budget", "MoveAnalysis", "SideReport", "GameAnalysis", "AnalysisErro
            "summary_report", "annotated_game", "annotated_pgn", "MAX_VARIATION_PLIES",
            "GamePosition", "game_positions", "HISTORY_PLIES"]
 
-# The default budget per position: a 40-move game (81 positions, 12.2 M nodes) in about 7 s
-# on one unloaded core of the test machine, the extra looks at most as much again
-# (bench/analysis_speed.py measures it; bench/analysis_quality.py compares its blunders with
-# a much deeper search, see the README).
+# The default budget per position: a few seconds a game on one core (bench/analysis_speed.py
+# measures it; bench/analysis_quality.py compares its blunders with a much deeper search; the
+# figures are in docs/results/analysis.md).
 DEFAULT_NODES = 150_000
 # The second look (see the module docstring): moves that drop at least REVIEW_DROP and less
 # than REVIEW_CEILING winning chances (-1..1) are searched again at Budget.review times the
@@ -80,9 +80,8 @@ DEFAULT_NODES = 150_000
 REVIEW_DROP = 0.15
 REVIEW_CEILING = 0.5
 REVIEW_BORDER = 0.15
-# Three first passes: at one, the second looks of a short game between careless players spent
-# it and the third never reached the moves nearest a line (bench/analysis_quality.py on 112
-# games: blunder precision and recall 78.0% and 69.7% at 1.0, 82.5% and 78.8% at 3.0).
+# Three first passes: with less, the second looks of a short game between careless players
+# spend the allowance and the third looks never reach the moves nearest a line.
 REVIEW_SHARE = 3.0
 DEFAULT_REVIEW = 4
 # A mistake's or blunder's variation in the annotated PGN shows this much of the best line.
@@ -323,19 +322,6 @@ def judge_move(before: Eval, after: Eval, white: bool, played: str,
     return acc.judge(before, after, white)
 
 
-def _line_san(board: Board, line: Iterable[str]) -> List[str]:
-    """The line (UCI) from board's position in SAN; board is left as it was."""
-    out = []
-    try:
-        for uci in line:
-            out.append(board.san(uci))
-            board.push_uci(uci)
-    finally:
-        for _ in out:
-            board.pop()
-    return out
-
-
 def _side_report(moves: List[MoveAnalysis], white: bool, accuracy: Optional[float]) -> SideReport:
     mine = [m for m in moves if m.white == white]
     count = lambda judgement: sum(1 for m in mine if m.judgement == judgement)  # noqa: E731
@@ -429,7 +415,7 @@ def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: li
 
     def third(before, after, white):
         if acc.judge(before, after, white)[1] is not None:
-            return 0.0                       # a mate rule, whose class turns on -7/-9.99
+            return 0.0                       # a mate rule, whose class turns on MATE_SOFT_CP/MATE_SOFTER_CP
         if before.mate is not None or after.mate is not None:
             return None
         distance = _near_a_line(acc.winning_chance_drop(before, after, white))
@@ -481,7 +467,7 @@ def analyse_game(game: Game, budget: Budget = Budget(), *, number: int = 1,
         white = position.turn
         win_before, win_after = acc.eval_win_percent(before), acc.eval_win_percent(after)
         win_percents.append(win_after)
-        line_san = _line_san(walker, line)
+        line_san = walker.line_san(line)
         walker.push_move(node.uci)
         passed = node.uci == NULL_MOVE
         if passed:

@@ -82,10 +82,6 @@ def format_daily(puzzle: CollectionPuzzle, date: datetime.date, solution: bool =
     for n, text in enumerate(puzzle_hints(puzzle.fen, puzzle.moves, puzzle.themes, language), 1):
         lines.append(hint_text.text("daily_hint", language, n=n, text=text))
     if solution:
-        walker = board.copy()
-        sans = []
-        for move in puzzle.moves[1:]:
-            sans.append(walker.san(move))
-            walker.push_uci(move)
-        lines.append(hint_text.text("daily_solution", language, line=" ".join(sans)))
+        lines.append(hint_text.text("daily_solution", language,
+                                    line=" ".join(board.line_san(puzzle.moves[1:]))))
     return "\n".join(lines)
