@@ -13,19 +13,14 @@ import math
 __all__ = ["WIN_SCALE_X50", "CP_SCALE", "NETWORK_WIN_SCALE_X50", "NETWORK_CP_SCALE", "cp_scale",
            "WIN_MULTIPLIER", "winning_chances"]
 
-# Scacco centipawns -> normalised centipawns (+100: 50% to win).  Fitted by
-# bench/fit_win_scale.py: 400 self-play games at 20000 nodes per move from the first 400
-# positions of shared/data/chessathome_openings.fen; the logistic fit of P(win) against the
-# score (plies 8+, |cp| <= 800, both sides' view: 81540 points; the games: 106 White wins,
-# 100 Black wins, 194 draws) crosses 50% at 128.3 Scacco centipawns:
-# P(win) = 1 / (1 + exp(-(cp - 128.3) / 71.1)).
+# Scacco centipawns -> normalised centipawns (+100: 50% to win).  WIN_SCALE_X50 is where the
+# logistic fit of P(win) against the score of Scacco's self-play with the classical evaluation
+# crosses 50% (bench/fit_win_scale.py; the games and the fit are in docs/results/analysis.md).
 WIN_SCALE_X50 = 128.3
 CP_SCALE = 100.0 / WIN_SCALE_X50
-# The same fit for the search with the packaged network (bench/fit_win_scale.py --network,
-# the same openings and budget; 97 White wins, 70 Black wins, 233 draws; 88962 points):
-# P(win) = 1 / (1 + exp(-(cp - 207.5) / 93.2)), x50's 95% interval by resampling the games
-# 174..238.  In the network's self-play a given score wins less often than in the classical
-# one's (more draws), so each evaluation has its own scale.
+# The same fit for the search with the packaged network (bench/fit_win_scale.py --network).
+# In the network's self-play a given score wins less often than in the classical one's (more
+# draws), so each evaluation has its own scale.
 NETWORK_WIN_SCALE_X50 = 207.5
 NETWORK_CP_SCALE = 100.0 / NETWORK_WIN_SCALE_X50
 

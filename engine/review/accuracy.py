@@ -10,10 +10,11 @@ Mates.  Win% counts a forced mate as +-CP_CEILING centipawns (lichess's `fromMat
 move is judged on winning chances when the evaluations before and after it are both
 centipawns; when a mate score is involved, lichess's mate rules apply instead (`MateAdvice`):
 walking into a forced mate ("Checkmate is now unavoidable") is a blunder, a mistake if the
-mover's evaluation before was already below -700 cp, an inaccuracy below -999 cp; losing a
-forced mate the mover had ("Lost forced checkmate sequence", to no mate or to being mated)
-is a blunder, a mistake if the evaluation after is still above +700 cp, an inaccuracy above
-+999 cp; a longer mate than the best ("Not the best checkmate sequence") is not judged.
+mover's evaluation before was already below -MATE_SOFT_CP, an inaccuracy below
+-MATE_SOFTER_CP; losing a forced mate the mover had ("Lost forced checkmate sequence", to no
+mate or to being mated) is a blunder, a mistake if the evaluation after is still above
++MATE_SOFT_CP, an inaccuracy above +MATE_SOFTER_CP; a longer mate than the best (lichess's
+"Not the best checkmate sequence") is not judged.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ __all__ = [
     "Eval", "CP_CEILING",
     "INACCURACY", "MISTAKE", "BLUNDER",
     "BLUNDER_DROP", "MISTAKE_DROP", "INACCURACY_DROP",
-    "JUDGEMENT_THRESHOLDS", "MATE_CREATED", "MATE_LOST", "MATE_DELAYED", "NAGS",
+    "JUDGEMENT_THRESHOLDS", "MATE_CREATED", "MATE_LOST", "NAGS",
     "winning_chance_drop", "win_percent", "eval_win_percent", "move_accuracy", "judge_cp",
     "judge_mate", "judge", "centipawn_loss", "mean", "weighted_mean", "harmonic_mean",
     "standard_deviation", "accuracy_window", "game_accuracy", "average_centipawn_loss",
@@ -55,12 +56,12 @@ GLYPHS = {INACCURACY: "?!", MISTAKE: "?", BLUNDER: "??"}
 # lichess's MateAdvice: the mate sequences, and the mover's centipawns that soften them.
 MATE_CREATED = "Checkmate is now unavoidable"
 MATE_LOST = "Lost forced checkmate sequence"
-MATE_DELAYED = "Not the best checkmate sequence"
 MATE_SOFT_CP = 700
 MATE_SOFTER_CP = 999
 
-# lichess's gameAccuracy: the volatility window is a tenth of the moves, within 2..8, and a
-# window's weight (its Win% standard deviation) is clamped to 0.5..12.
+# lichess's gameAccuracy: the volatility window is a tenth of the moves, within WINDOW_MIN..
+# WINDOW_MAX, and a window's weight (its Win% standard deviation) is clamped to WEIGHT_MIN..
+# WEIGHT_MAX.
 WINDOW_MIN, WINDOW_MAX = 2, 8
 WEIGHT_MIN, WEIGHT_MAX = 0.5, 12.0
 # The average centipawn loss caps each move's loss.
@@ -149,7 +150,8 @@ def winning_chance_drop(before: Eval, after: Eval, white_moved: bool) -> float:
 
 def judge_cp(cp_before: float, cp_after: float, white_moved: bool) -> Optional[str]:
     """lichess's CpAdvice: the judgement of a move from White's-view centipawns before and
-    after it, by the drop in the mover's winning chances; None when the drop is below 0.1."""
+    after it, by the drop in the mover's winning chances; None when the drop is below
+    INACCURACY_DROP."""
     drop = winning_chances(cp_before) - winning_chances(cp_after)
     if not white_moved:
         drop = -drop
@@ -225,7 +227,8 @@ def standard_deviation(values: Sequence[float]) -> float:
 
 
 def accuracy_window(moves: int) -> int:
-    """The volatility window of lichess's game accuracy: a tenth of the moves, in 2..8."""
+    """The volatility window of lichess's game accuracy: a tenth of the moves, in
+    WINDOW_MIN..WINDOW_MAX."""
     return max(WINDOW_MIN, min(WINDOW_MAX, moves // 10))
 
 
