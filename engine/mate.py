@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from ..ext._core import MAX_MATE_MOVES_PY as MAX_MATE_MOVES, MateSearch, StopToken
+from ..ext._core import MAX_MATE_MOVES_PY, MateSearch, StopToken
 
 from .board import Board
 
 __all__ = ["mating_moves", "shortest_mate", "mate_line", "proven_mate_line",
            "MateSearchInterrupted", "MAX_MATE_MOVES"]
+
+# The longest mate a proof looks for, in moves.
+MAX_MATE_MOVES = MAX_MATE_MOVES_PY
 
 
 class MateSearchInterrupted(Exception):

@@ -36,8 +36,9 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional
 
-from ..ext._core import (MATE_BOUND_PY, MAX_HASH_MB_PY, MAX_SEARCH_THREADS_PY, VALUE_INFINITE_PY,
-                         VALUE_MATE_PY, MateSearch, SearchCore, StopToken)
+from ..ext._core import (MAX_HASH_MB_PY, MAX_SEARCH_THREADS_PY, VALUE_INFINITE_PY,
+                         VALUE_MATE_IN_MAX_PLY_PY, VALUE_MATE_PY, MateSearch, SearchCore,
+                         StopToken)
 
 from .score import cp_scale, winning_chances
 from .board import Board, line_text
@@ -54,8 +55,8 @@ MAX_THREADS = MAX_SEARCH_THREADS_PY
 MAX_HASH_MB = MAX_HASH_MB_PY
 VALUE_MATE = VALUE_MATE_PY
 VALUE_INFINITE = VALUE_INFINITE_PY
-MATE_BOUND = MATE_BOUND_PY
-# No centipawn score reaches a caller at or beyond 10000.
+MATE_BOUND = VALUE_MATE_IN_MAX_PLY_PY
+# The largest centipawn score a caller sees; larger ones are clamped to it.
 MAX_CP = 9999
 # `go mate N` first tries an exact proof within this many nodes (a few seconds at most).
 EXACT_MATE_NODE_LIMIT = 30_000_000

@@ -10,15 +10,15 @@ TERM_NAMES: Tuple[str, ...]
 EVAL_PARAMETERS: Tuple[Tuple[str, int], ...]
 VALUE_MATE_PY: int
 VALUE_INFINITE_PY: int
-MATE_BOUND_PY: int
+VALUE_MATE_IN_MAX_PLY_PY: int
 MAX_SEARCH_THREADS_PY: int
 MAX_HASH_MB_PY: int
 MAX_MATE_MOVES_PY: int
 TUNING_BUILD: bool
 RECORD_BYTES_PY: int
 MAX_GAME_PLIES_PY: int
-GAME_ENDS_PY: Tuple[str, ...]
-ADJUDICATION_PY: Dict[str, int]
+GAME_ENDS: Tuple[str, ...]
+ADJUDICATION: Dict[str, int]
 
 def square_name(sq: int) -> str: ...
 def parse_square(text: str) -> int: ...

@@ -3,7 +3,7 @@
 # move generation inline into the search.  Each concern lives in its own include file:
 #
 #   types.pxi      C types, enums, the move layout
-#   stop.pxi       the clock and the per-search stop token (StopToken)
+#   stop.pxi       the clock and the stop state polled by the search
 #   bitboard.pxi   attack tables and magic bitboards
 #   position.pxi   Position, StateInfo stack, Zobrist keys, make/unmake, draw facts
 #   movegen.pxi    legal move generation and perft
@@ -13,11 +13,21 @@
 #   tt.pxi         transposition table
 #   search.pxi     alpha-beta search, quiescence, SEE, move ordering
 #   mate.pxi       exact mate proofs for puzzles and `go mate`
-#   nnue_api.pxi   the Python-facing network (NnueNetwork), checked when made
-#   board_api.pxi  the Python-facing CoreBoard (FEN, UCI moves) used by engine.Board
-#   evaluate_api.pxi  Python-facing evaluation helpers (tests, UCI eval, benchmarks)
-#   search_api.pxi the Python-facing SearchCore driven by engine/search.py
-#   datagen.pxi    self-play games for training data (SelfPlay), on a SearchCore's search
+#   datagen.pxi    self-play games for training data, on a SearchData's search
+#
+# Everything Python sees (classes, functions, constants) is in the *_api.pxi files, which come
+# last, with the C helpers only they use; the files above are C only.
+#
+#   stop_api.pxi      the per-search stop token (StopToken)
+#   nnue_api.pxi      the network (NnueNetwork), checked when made
+#   board_api.pxi     CoreBoard (FEN, UCI moves, perft), used by engine.Board
+#   evaluate_api.pxi  evaluation helpers (tests, UCI eval, benchmarks)
+#   mate_api.pxi      the mate prover (MateSearch)
+#   search_api.pxi    SearchCore, driven by engine/search.py
+#   datagen_api.pxi   self-play (SelfPlay) and the training record's constants
+#
+# A C constant that Python needs is exported as its C name with the suffix _PY (a Python name
+# cannot be the cdef enum's own); engine/ binds its public name to it once.
 
 include "types.pxi"
 include "stop.pxi"
@@ -30,11 +40,14 @@ include "threads.pxi"
 include "tt.pxi"
 include "search.pxi"
 include "mate.pxi"
+include "datagen.pxi"
+include "stop_api.pxi"
 include "nnue_api.pxi"
 include "board_api.pxi"
 include "evaluate_api.pxi"
+include "mate_api.pxi"
 include "search_api.pxi"
-include "datagen.pxi"
+include "datagen_api.pxi"
 
 init_bitboards()
 init_zobrist()

@@ -74,8 +74,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Iterator, List, NamedTuple, Optional, Tuple
 
-from ...ext._core import (ADJUDICATION_PY, GAME_ENDS_PY, MAX_GAME_PLIES_PY, RECORD_BYTES_PY,
-                         SelfPlay)
+from ...ext._core import ADJUDICATION, GAME_ENDS, MAX_GAME_PLIES_PY, RECORD_BYTES_PY, SelfPlay
 from ..batch import Failure, run_batch
 from ..board import Board
 from ..nnue import NetworkError, parse_network
@@ -114,9 +113,6 @@ MAX_OPENINGS_BYTES = 64 << 20
 MAX_NETWORK_BYTES = 1 << 20
 # Records read at a time when a file is checked or read.
 CHUNK_RECORDS = 4096
-# The thresholds of ext/datagen.pxi, by name.
-ADJUDICATION = dict(ADJUDICATION_PY)
-GAME_ENDS = GAME_ENDS_PY
 
 DEFAULT_NODES = 5000
 DEFAULT_RANDOM_PLIES = 8
