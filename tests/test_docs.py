@@ -1,7 +1,7 @@
 """The documentation against the code: README.md and docs/ must not drift from what Scacco does.
 
 * The option table of docs/uci.md lists every UCI option of uci/options.py, in order, with its
-  type, default and range, and nothing else.
+  type, default, range and description (Option.doc), and nothing else.
 * The level table of docs/levels.md gives the anchors of engine/levels.py.
 * Every ```python block of the README and docs/ runs (each page's blocks in order, in one
   namespace, in an empty working folder).
@@ -92,12 +92,14 @@ def test_option_table_matches_the_options():
     for option in options:
         row = documented[option.name]
         assert len(row) == 6, f"{option.name}: the row needs six cells"
-        _, kind, default, low, high, description = map(plain, row)
+        _, kind, default, low, high, _ = map(plain, row)
         assert kind == option.kind, f"{option.name}: type"
         assert default == documented_value(option, "default"), f"{option.name}: default"
         assert low == documented_value(option, "min"), f"{option.name}: min"
         assert high == documented_value(option, "max"), f"{option.name}: max"
-        assert description, f"{option.name}: say what it does"
+        assert option.doc, f"{option.name}: say what it does (Option.doc)"
+        assert row[5] == option.doc, \
+            f"{option.name}: the description must be uci/options.py's Option.doc, word for word"
         for choice in option.choices:          # a combo names every value it takes
             assert f"`{choice}`" in row[5], f"{option.name}: the choice {choice} is not named"
 

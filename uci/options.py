@@ -11,12 +11,14 @@ To add an option, append an `Option` to `standard_options()` (or `OptionTable.ad
   the value itself once the change is made, or says why not and leaves the old one.
 * `while_searching=False` when setting the option would touch the running search (Hash,
   Clear Hash): the loop then waits for a search that is already stopping, or refuses.
-* `play(table, value)` may return a *play function* that replaces `Searcher.search` for the
-  next `go`: `play_fn(searcher, board, **search_kwargs) -> SearchResult`, called with the same
-  keywords (limits, multipv, searchmoves, on_info, on_currmove).  This is how a playing level
-  plugs in, for example
-  `Option("UCI_LimitStrength", "check", False, play=lambda table, on: weakened(table) if on else None)`.
-  The first option (in table order) that returns one wins; None means the normal search.
+* `play(table, value)` may return a *play function* that replaces `engine.levels.play` for
+  the next `go`: `play_fn(searcher, board, **search_kwargs) -> SearchResult`, called with
+  Searcher.search's keywords (limits, multipv, searchmoves, stop, on_info, on_currmove), for
+  example `Option("Limit", "check", False, play=lambda table, on: weakened(table) if on else None)`.
+  The first option (in table order) that returns one wins; None means the normal search.  No
+  standard option uses it: the playing levels come in through `search_arg`.
+* `doc` says what the option does, in Markdown: docs/uci.md's option table carries it word
+  for word (tests/test_docs.py compares them).
 
 Values are parsed here (check/spin/combo/button/string, as the UCI specification defines
 them); names match case-insensitively and with runs of spaces collapsed.
@@ -152,8 +154,9 @@ class OptionTable:
         return {o.search_arg: self[o.name] for o in self._options.values() if o.search_arg}
 
 
-# The hash limit: Searcher.resize_hash accepts 1..65536 MB; the loop also refuses a size
-# that does not fit in the machine's memory.
+# The largest Hash engine.search.Searcher accepts, in MB (repeated here so that `uci` imports
+# no engine code; tests/test_search.py checks that they agree); the engine host also refuses a
+# size that does not fit in the machine's memory.
 MAX_HASH_MB = 65536
 # Search threads engine.search.Searcher accepts (repeated here so that `uci` imports no engine
 # code; tests/test_uci_protocol.py checks that they agree).
@@ -171,39 +174,52 @@ def standard_options() -> List[Option]:
     return [
         Option("Hash", "spin", 16, 1, MAX_HASH_MB, while_searching=False,
                on_change=lambda session, mb: session.host.resize_hash(mb),
-               doc="Size of the transposition table in MB; allocated at once, its pages "
-                   "supplied in the background."),
+               doc="Transposition table size in MB. Refused if more than half the machine's "
+                   "memory, or if the memory cannot be allocated (an `info string` says so and "
+                   "the old table stays). The new table is in place at once and `isready` is "
+                   "answered at once (see [Hash](#hash-allocation-and-clearing))."),
         Option("Clear Hash", "button", while_searching=False,
                on_change=lambda session, _: session.host.clear_hash(),
-               doc="Empty the transposition table and the move-ordering histories."),
+               doc="Empties the table and the move-ordering histories (the table in the "
+                   "background; the next search waits for it)."),
         Option("Threads", "spin", 1, 1, MAX_THREADS, while_searching=False,
                on_change=lambda session, count: session.host.set_threads(count),
-               doc="Search threads (Lazy SMP: all search the same position and share the "
-                   "table). Set it to the number of cores; the playing levels use one."),
+               doc="Search threads (Lazy SMP, see [Threads](#threads-lazy-smp)): set it to the "
+                   "number of cores. Changed between searches (refused during one, as Hash); "
+                   "the playing levels and searches with a node limit use one thread."),
         Option("MultiPV", "spin", 1, 1, 256, search_arg="multipv",
-               doc="Number of best lines to search and report (`info multipv k`)."),
+               doc="Number of best lines searched and reported as `info ... multipv k ...`."),
         Option("Ponder", "check", False,
-               doc="Lets the GUI send `go ponder`; the engine does not change its timing."),
+               doc="Tells the engine the GUI may send `go ponder`; pondering works either way."),
         Option("Move Overhead", "spin", 30, 0, 5000,
-               doc="Milliseconds kept back per move for GUI and transmission delays."),
+               doc="Milliseconds kept back on every move for the GUI's and the system's delays."
+                   " Raise it on a busy machine or with a slow GUI."),
         Option("UCI_LimitStrength", "check", False, search_arg="limit_strength",
-               doc="Play at the rating UCI_Elo instead of full strength (engine.levels)."),
+               doc="Plays at the rating `UCI_Elo` instead of full strength, from the level "
+                   "table calibrated for the evaluation in use (see [levels](levels.md)); a "
+                   "forced mate in three or fewer is always played. Analysis (`infinite`, "
+                   "`mate`, MultiPV, `searchmoves`) stays at full strength."),
         Option("UCI_Elo", "spin", 1500, MIN_ELO, MAX_ELO, search_arg="elo",
-               doc="The rating aimed at when UCI_LimitStrength is on."),
+               doc="The rating aimed at when `UCI_LimitStrength` is on."),
         Option("Skill Level", "spin", 20, 0, 20, search_arg="skill_level",
-               doc="0 (weakest) to 20 (full strength); ignored when UCI_LimitStrength is on."),
+               doc="20 is full strength, 0 the weakest; used when `UCI_LimitStrength` is off."),
         Option("EvalFile", "string", DEFAULT_EVAL_FILE, while_searching=False,
                on_change=lambda session, path: session.host.load_eval_file(path),
-               doc="The network file of the neural evaluation; a bare file name not found "
-                   "in the working folder is looked up among the networks in the package. It "
-                   "is read on the worker (isready waits for it); a file that is not a valid "
-                   "network, or not a regular file of a network's size, is refused and the "
-                   "old one stays."),
+               doc="The network file of the neural evaluation (see [the network](network.md)); "
+                   "a bare file name not found in the working folder is looked up among the "
+                   "networks in the package. The file is read and checked (header, shape, size,"
+                   " CRC-32) when the option is set: a bad file gets an `info string` with the "
+                   "reason and the old network stays. Refused during a search."),
         Option("Use NNUE", "check", True, while_searching=False,
                on_change=lambda session, on: session.host.use_nnue(on),
-               doc="Evaluate with the network of EvalFile instead of the classical "
-                   "evaluation (the table is emptied on a change)."),
+               doc="Evaluate with the `EvalFile` network (the default); false for the classical"
+                   " evaluation. The table is emptied on a change. Refused during a search, and"
+                   " refused with the reason if the network cannot be loaded. If the network "
+                   "cannot be read when the engine first needs it (the first command that "
+                   "queues work, such as `isready` or `go`), an `info string` says why, the "
+                   "option turns false and the search evaluates classically."),
         Option("UCI_Chess960", "check", False,
-               doc="Chess960 castling: FENs with any rook file, castling printed as king "
-                   "takes rook. Takes effect at the next `position`."),
+               doc="Chess960: FENs with any king and rook files (Shredder-FEN or X-FEN), "
+                   "castling read and printed as king takes rook (`e1h1`). Takes effect at the "
+                   "next `position`."),
     ]
