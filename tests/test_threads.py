@@ -10,7 +10,7 @@ import chess
 import pytest
 
 from scacco.engine import levels
-from scacco.engine.bench import BENCH_FENS
+from scacco.engine.signature import BENCH_FENS
 from scacco.engine.board import Board
 from scacco.engine.search import MAX_THREADS, Searcher, StopToken, default_network
 from tests.conftest import TEST_THREADS, set_parameter_default, shared_file

@@ -316,7 +316,7 @@ class Session:
             return
         if not self.admit("bench"):
             return
-        from ..engine.bench import run_bench
+        from ..engine.signature import run_bench
         job = Job("bench")
         self.submit(job, lambda: run_bench(depth=depth, out=self.out.line, stop=job.token,
                                            threads=threads, network=self.host.active_network()))

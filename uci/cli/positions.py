@@ -33,7 +33,7 @@ def perft(argv) -> int:
 
 
 def bench(argv) -> int:
-    from ...engine.bench import DEFAULT_DEPTH, run_bench
+    from ...engine.signature import DEFAULT_DEPTH, run_bench
     from ..options import MAX_THREADS
 
     p = Parser(prog="scacco bench", description="Search the built-in bench positions to a fixed depth.")
