@@ -1,5 +1,5 @@
 """Time of `scacco hint` at the default budget: engine.trainer.hints.game_hint on the 40 bench
-positions (engine/bench.py) and the first puzzle positions of the shipped collection.
+positions (engine/signature.py) and the first puzzle positions of the shipped collection.
 
     python bench/hint_speed.py [--puzzles 40]
 
@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scacco.engine.bench import BENCH_FENS  # noqa: E402
+from scacco.engine.signature import BENCH_FENS  # noqa: E402
 from scacco.engine.board import Board  # noqa: E402
 from scacco.engine.trainer.daily import load_collection  # noqa: E402
 from scacco.engine.trainer.hints import HINT_NODES, game_hint  # noqa: E402

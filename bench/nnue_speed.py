@@ -2,7 +2,7 @@
 
     python bench/nnue_speed.py [--net FILE | --hidden 128] [--nodes 200000] [--rounds 3]
 
-Every bench position (engine/bench.py) is searched to a node budget with a fresh table by
+Every bench position (engine/signature.py) is searched to a node budget with a fresh table by
 one searcher with the classical evaluation and one with the network, the two taking turns
 position by position so that a change in the machine's load hits both alike; each round's nps
 is the total nodes over the total time, and the best round of each is printed with their ratio.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from scacco.engine.bench import BENCH_FENS  # noqa: E402
+from scacco.engine.signature import BENCH_FENS  # noqa: E402
 from scacco.engine.board import Board  # noqa: E402
 from scacco.engine.nnue import default_network_path, parse_network, quantise, read_network  # noqa: E402
 from scacco.engine.search import Searcher  # noqa: E402
