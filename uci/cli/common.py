@@ -11,10 +11,11 @@ import argparse
 import os
 import stat
 import sys
+from pathlib import Path
 from typing import Optional
 
 __all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "Parser", "MAX_NODES",
-           "MAX_SEARCH_DEPTH", "MAX_MOVETIME_MS", "MAX_JOBS", "warn"]
+           "MAX_SEARCH_DEPTH", "MAX_MOVETIME_MS", "MAX_JOBS", "warn", "shared_folder"]
 
 EXIT_OK = 0            # everything done
 EXIT_FAILED = 1        # the run ended, but some items (games) could not be done
@@ -27,6 +28,17 @@ MAX_SEARCH_DEPTH = 64
 MAX_MOVETIME_MS = 3_600_000
 # Worker processes at most, even when asked to run more than the cores.
 MAX_JOBS = 256
+
+
+def shared_folder(base: str = ".") -> Path:
+    """The shared data folder (openings, PGN and EPD suites, the match runner): $SCACCO_SHARED
+    when set, else `shared` beside `base`, i.e. base/../shared.  The command line's base is the
+    working folder (an installed Scacco has no repository); the tests and bench/ pass the
+    repository's root."""
+    override = os.environ.get("SCACCO_SHARED")
+    if override:
+        return Path(override)
+    return Path(os.path.normpath(os.path.join(base, "..", "shared")))
 
 
 def warn(prog: str, text: str) -> None:

@@ -1,16 +1,14 @@
 """The subcommands that make and train the neural evaluation: datagen and train."""
 from __future__ import annotations
 
-import os
 import sys
 
-from .common import EXIT_OK, MAX_NODES, Parser
+from .common import EXIT_OK, MAX_NODES, Parser, shared_folder
 
 
 def default_openings() -> str:
-    """The shared openings: $SCACCO_SHARED/data, else ../shared/data beside the working folder."""
-    shared = os.environ.get("SCACCO_SHARED") or os.path.join("..", "shared")
-    return os.path.join(shared, "data", "chessathome_openings.fen")
+    """The shared openings: chessathome_openings.fen in shared_folder()'s data."""
+    return str(shared_folder() / "data" / "chessathome_openings.fen")
 
 
 def datagen(argv) -> int:
