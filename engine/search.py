@@ -118,11 +118,16 @@ class SearchResult:
     score: int = 0
 
 
+def _pv_text(board: Board, codes: List[int]) -> List[str]:
+    """A line of move codes from board's position in UCI."""
+    return line_text(board, codes, Board.move_uci, Board.push_code)
+
+
 def mate_result(board: Board, k: int, codes: List[int], nodes: int, elapsed_ms: int,
                 hashfull: int) -> SearchResult:
     """The result of a proven mate in k along the line `codes` (move codes from board): one
     line scored mate k, as `go mate` and the playing levels report it."""
-    pv = Searcher._pv_text(board, codes)
+    pv = _pv_text(board, codes)
     info = SearchInfo(depth=2 * k - 1, seldepth=2 * k - 1, multipv=1, score_cp=None, score_mate=k,
                       bound=None, nodes=nodes, nps=nodes * 1000 // elapsed_ms if elapsed_ms else 0,
                       time_ms=elapsed_ms, hashfull=hashfull, pv=pv, score=VALUE_MATE - (2 * k - 1))
@@ -637,8 +642,7 @@ class Searcher:
         return SearchInfo(depth=depth, seldepth=max(seldepth, depth), multipv=multipv, score_cp=cp,
                           score_mate=mate, bound=bound, nodes=nodes,
                           nps=int(nodes * 1000 / elapsed), time_ms=int(elapsed),
-                          hashfull=core.hashfull(), score=score,
-                          pv=line_text(board, pv_codes, Board.move_uci, Board.push_code))
+                          hashfull=core.hashfull(), pv=_pv_text(board, pv_codes), score=score)
 
     def _ponder_from_table(self, board: Board, best: str) -> Optional[str]:
         walker = board.copy()
