@@ -4,13 +4,13 @@ A weakened move comes from a small MultiPV search (a node and depth budget that 
 the level): usually the best line, sometimes one of the other good candidates, picked with
 noise that shrinks as the level rises.  Candidates that lose much more than the best one are
 never picked, so a weak level makes imprecise moves rather than hanging pieces at random.
-Whatever the level, a forced mate in three or fewer moves is always played: it is proven
-exactly before any weakening.
+Whatever the level, a forced mate in GUARANTEED_MATE or fewer moves is always played: it is
+proven exactly before any weakening.
 
-Each evaluation has a level table of its own, calibrated with it (README, "Calibration"): the
-network sees so much more in the same nodes that the classical budgets played far stronger with
-it (Hard 1500 scored 67-74% against Stockfish 1500 instead of 35-65%).  A level is taken from
-the table of the evaluation that will play it (level_for_elo's `network`).
+Each evaluation has a level table of its own, calibrated with it (docs/levels.md,
+"Calibration"; the matches are in docs/results/levels.md): the network sees so much more in the
+same nodes that the classical budgets play far stronger with it.  A level is taken from the
+table of the evaluation that will play it (level_for_elo's `network`).
 
 With the network a second, material-minded check guards the choice: the network's shallow
 scores can put a piece given for a pawn within a weak level's margin (it judges the position
@@ -35,11 +35,14 @@ from .limits import SearchLimits
 from .mate import proven_mate_line
 from .search import SearchInfo, SearchResult, Searcher, mate_result
 
-__all__ = ["Level", "NAMED_LEVELS", "MIN_ELO", "MAX_ELO", "level_for_elo", "level_for_skill",
+__all__ = ["Level", "NAMED_LEVELS", "MIN_ELO", "MAX_ELO", "MAX_SKILL_LEVEL",
+           "level_for_elo", "level_for_skill",
            "level_for_options", "play", "play_weakened"]
 
 MIN_ELO = 600
 MAX_ELO = 2400
+# UCI's Skill Level runs from 0 to this, full strength.
+MAX_SKILL_LEVEL = 20
 
 # Named levels for people, with the rating each one aims at.
 NAMED_LEVELS: Dict[str, int] = {
@@ -76,7 +79,7 @@ class Level:
 # the centipawns in the evaluation's own units.  In between, nodes are interpolated
 # geometrically and the other columns linearly.  The anchors from 1500 up were set by matches
 # against Stockfish with UCI_LimitStrength at the same UCI_Elo; below 1500, where Stockfish
-# cannot be limited, by matches of each named level against the one below it (README,
+# cannot be limited, by matches of each named level against the one below it (docs/levels.md,
 # "Calibration").
 #
 # With the classical evaluation:
@@ -90,11 +93,11 @@ LEVEL_ANCHORS = [
     (2400, 400000, 14, 2, 30, 8.0),
 ]
 # With the packaged network.  Its centipawns are larger for the same chances (accuracy's
-# fitted scales: 207.5 against 128.3 for a 50% chance to win), so the margins and the noise
-# are the classical ones times that ratio, 1.617 (the same risk in winning chances), except
-# Beginner's margin, narrowed from 323 so that Easy does not beat it by more than the ladder's
-# band.  The node budgets were calibrated anew: bench/level_budget.py against the classical
-# levels first, then the matches against Stockfish and the ladder (README, "Calibration").
+# NETWORK_WIN_SCALE_X50 against WIN_SCALE_X50), so the margins and the noise are the classical
+# ones times that ratio (the same risk in winning chances), except Beginner's margin, narrower
+# so that Easy does not beat it by more than the ladder's band.  The node budgets are the
+# network's own: bench/level_budget.py against the classical levels first, then the matches
+# against Stockfish and the ladder (docs/levels.md, "Calibration").
 NETWORK_LEVEL_ANCHORS = [
     (600, 60, 1, 8, 230, 274.9),
     (900, 600, 2, 5, 210, 145.6),
@@ -107,7 +110,7 @@ NETWORK_LEVEL_ANCHORS = [
 
 
 def level_for_elo(elo: int, network: bool = True) -> Level:
-    """The level that aims at a rating (clamped to 600..2400), for a search with the network
+    """The level that aims at a rating (clamped to MIN_ELO..MAX_ELO), for a search with the network
     (the default evaluation) or, with network=False, with the classical evaluation.  Every
     parameter moves monotonically with the rating: more nodes and depth, fewer candidates,
     less noise."""
@@ -128,11 +131,11 @@ def level_for_elo(elo: int, network: bool = True) -> Level:
 
 
 def level_for_skill(skill: int, network: bool = True) -> Optional[Level]:
-    """Skill Level 0..20 (20 = full strength, None) as an equivalent rating level."""
-    skill = max(0, min(20, int(skill)))
-    if skill >= 20:
+    """Skill Level 0..MAX_SKILL_LEVEL (full strength: None) as an equivalent rating level."""
+    skill = max(0, min(MAX_SKILL_LEVEL, int(skill)))
+    if skill >= MAX_SKILL_LEVEL:
         return None
-    return level_for_elo(MIN_ELO + skill * (MAX_ELO - MIN_ELO) // 20, network)
+    return level_for_elo(MIN_ELO + skill * (MAX_ELO - MIN_ELO) // MAX_SKILL_LEVEL, network)
 
 
 def _proven_mate(board: Board, solver: MateSearch,
@@ -240,23 +243,23 @@ def _single_line(result: SearchResult, chosen: SearchInfo) -> SearchResult:
 
 
 def level_for_options(limit_strength: bool = False, elo: int = 1500,
-                      skill_level: int = 20, network: bool = True) -> Optional[Level]:
+                      skill_level: int = MAX_SKILL_LEVEL, network: bool = True) -> Optional[Level]:
     """The level that the UCI options ask for: UCI_LimitStrength with UCI_Elo, else Skill
-    Level below 20; None for full strength.  network: see level_for_elo."""
+    Level below MAX_SKILL_LEVEL; None for full strength.  network: see level_for_elo."""
     if limit_strength:
         return level_for_elo(elo, network)
     return level_for_skill(skill_level, network)
 
 
 def play(searcher: Searcher, board: Board, limits: Optional[SearchLimits] = None, *,
-         limit_strength: bool = False, elo: int = 1500, skill_level: int = 20,
+         limit_strength: bool = False, elo: int = 1500, skill_level: int = MAX_SKILL_LEVEL,
          rng: Optional[random.Random] = None, multipv: int = 1,
          on_info: Optional[Callable[[SearchInfo], None]] = None,
          on_currmove: Optional[Callable[[int, str, int], None]] = None,
          stop: Optional[StopToken] = None, single_thread: bool = False,
          **limit_keywords) -> SearchResult:
     """The move to play in a game: at the level the options ask for (limit_strength with
-    elo, or skill_level below 20) for a normal move, at full strength otherwise.  Analysis
+    elo, or skill_level below MAX_SKILL_LEVEL) for a normal move, at full strength otherwise.  Analysis
     (infinite, mate, MultiPV above 1, searchmoves) always runs at full strength.
 
     The limits are a SearchLimits or its fields as keywords, the other keywords Searcher.search's
