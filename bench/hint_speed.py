@@ -5,8 +5,8 @@ positions (engine/signature.py) and the first puzzle positions of the shipped co
 
 Prints the median, the 90th percentile and the slowest time (wall clock, and this process's
 CPU time, which a busy machine does not inflate; one fresh searcher per position, as the
-command has), and the slowest position; the command's process start
-(about 0.3 s to import and build the core's tables) comes on top.
+command has), and the slowest position; the command's process start (importing and building
+the core's tables) comes on top.
 """
 from __future__ import annotations
 

@@ -3,8 +3,8 @@
 Plays a level of the network's table (engine.levels.level_for_elo(elo), with the node budget,
 depth, margin or noise given here in place of the table's) against a reference level, by
 default the classical table's level at the same rating, which the matches against Stockfish
-and the ladder calibrated (README, "Calibration").  The games run in this process and its
-workers, each move from the level's node budget (no clock), so a match of a few hundred
+and the ladder calibrated (docs/levels.md, "Calibration").  The games run in this process and
+its workers, each move from the level's node budget (no clock), so a match of a few hundred
 games takes minutes where the same match against Stockfish at 10+0.1 takes an hour; a
 budget found here is then checked by those matches (bench/level_matches.py).
 

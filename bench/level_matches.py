@@ -1,4 +1,4 @@
-"""Calibrate the playing levels with engine matches and print the table the README shows.
+"""Calibrate the playing levels with engine matches and print the table docs/levels.md shows.
 
 Two kinds of match, all through the shared match runner (../shared/tools/match.py):
 

@@ -16,16 +16,16 @@ only on (seed, i), so the run is reproducible, and it resumes after the last com
 has not searched yet, appending their puzzles to bench/collection/found.csv and the number
 of games searched to bench/collection/searched.txt, so it resumes too.  Progress on stderr.
 `verify` applies the finder's last check of material puzzles (engine.trainer.puzzle_finder.
-verify_material, added after the first 577 games had been searched) to the rows found
-before it, so that the rows are what the finder as it is now finds.
+verify_material) to rows found without it (bench/collection's first games were searched
+before the check existed), so that the rows are what the finder finds.
 
 `build` tags the themes of every puzzle found in the searched games (engine.trainer.themes) and
 writes the collection, one row per position (the first found wins), in the lichess CSV
 format (engine/data/puzzles.csv, shipped in the package).
 
-The shipped collection was played, found and verified while the classical evaluation was the
-default; the levels and the finder now search with the network, so a new run gives other
-games and puzzles: go on with an existing bench/collection only on the build that began it.
+The shipped collection was played, found and verified with the classical evaluation; the
+levels and the finder search with the network by default, so a new run gives other games and
+puzzles: go on with an existing bench/collection only on the build that began it.
 """
 from __future__ import annotations
 

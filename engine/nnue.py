@@ -1,19 +1,19 @@
-"""Network files for the neural evaluation (issue 13): reading, checking, writing, quantising.
+"""Network files for the neural evaluation: reading, checking, writing, quantising.
 
 The network is 768 -> 2 x H -> 1 (ext/nnue.pxi): for each perspective (side to move first) an
 accumulator of H values over the 768 piece-square inputs (ours / theirs x 6 types x 64 squares,
 the squares seen from the perspective, flipped vertically for black), SCReLU (clamp to 0..1 and
 square), then one output in units of `scale` centipawns.  Integers: feature weights and biases
-times QA (255) as int16, output weights times QB (64) as int16 in -128..127, the output bias
-times QA * QB as int32.
+times QA as int16, output weights times QB as int16 in -128..127, the output bias times
+QA * QB as int32.
 
 File layout (little-endian), a 32-byte header and the payload::
 
     0   8 B  magic b"SCACCONN"
-    8   u16  format version (1)
-    10  u16  inputs (768)
-    12  u16  hidden size H (1..256)
-    14  u16  activation (1: SCReLU)
+    8   u16  format version (VERSION)
+    10  u16  inputs (INPUTS)
+    12  u16  hidden size H (1..MAX_HIDDEN)
+    14  u16  activation (ACTIVATION_SCRELU)
     16  u16  QA
     18  u16  QB
     20  u16  scale (centipawns per unit of the float output)

@@ -74,8 +74,8 @@ def score_to_cp_mate(score: int):
     """(cp, mate) for a score: mate in moves (+ we mate, - we are mated) or centipawns.
 
     Centipawns stay below MAX_CP in size: the search's non-mate scores are the evaluation
-    (at most 8000) and VALUE_WON (9000, a win whose mate does not fit before the fifty-move
-    rule), so the bound never cuts a real score; it keeps any score that is neither from
+    (within the core's EVAL_LIMIT) and VALUE_WON (a win whose mate does not fit before the
+    fifty-move rule), both below it, so the bound never cuts a real score; it keeps any score that is neither from
     reaching a GUI as an impossible centipawn value.
     """
     if score >= MATE_BOUND:

@@ -29,8 +29,9 @@ __all__ = ["TimeLimits", "time_limits", "clock_limits", "movetime_limit", "expec
 # first move, EXPECTED_MOVES_DROP fewer per move played, never fewer than EXPECTED_MOVES_MIN
 # (EXPECTED_MOVES_MIN_SUDDEN_DEATH without an increment: then nothing refills the clock, so a
 # long game must not be given up on).  Spreading the time over fewer moves as the game goes on
-# is what uses the clock: a fixed horizon of 40 moves saves a share of what is left at every
-# move and ends a 60-move game at 10+0.1 with a quarter of the time unused.
+# is what uses the clock: a fixed horizon saves a share of what is left at every move and ends
+# a game of ordinary length with much of its time unused (docs/results/engine.md measures the
+# clock's use).
 EXPECTED_MOVES_START = 48
 EXPECTED_MOVES_DROP = 0.55
 EXPECTED_MOVES_MIN = 16

@@ -1,7 +1,7 @@
 """The puzzle of the day: the same puzzle for everyone on a date, from the shipped collection.
 
 The collection is engine/data/puzzles.csv (package data; bench/make_puzzle_collection.py
-makes it, see the README).  The day's puzzle is row SHA-256(ISO date) mod the number of rows,
+makes it, see docs/puzzles.md).  The day's puzzle is row SHA-256(ISO date) mod the number of rows,
 so every installation with the same collection picks the same one, and nearby dates are not
 nearby rows.
 """

@@ -3,11 +3,12 @@
 Every position of a game's main line is searched once (a node budget, so the result does not
 depend on the machine).  A position becomes a puzzle candidate when the move that led to it
 was a blunder: the side to move (the "winner") was not clearly better before it and is now
-winning (a jump of 0.6 in lichess's winning chances to at least +2 pawns), or now has a forced
-mate.  From there the solution is built ply by ply: at the winner's turn a two-line search
-must show exactly one winning move (the best line winning, the second one 0.7 of winning
-chances below it, lichess's `is_valid_attack`, or the best at least +2 pawns and the second
-below +1), at the loser's turn the best defence is played.
+winning (a jump of BLUNDER_JUMP in lichess's winning chances to at least WINNING_CP), or now
+has a forced mate.  From there the solution is built ply by ply: at the winner's turn a
+two-line search must show exactly one winning move (the best line winning, the second one
+UNIQUE_GAP of winning chances below it, lichess's `is_valid_attack`, or the best at least
+WINNING_CP and the second below SECOND_CEILING_CP), at the loser's turn the best defence is
+played.
 
 * A mate puzzle (the search sees mate within MAX_MATE moves) is checked with the exact mate
   proof: exactly one move mates within the moves left at every winner's turn (the puzzle's
@@ -15,7 +16,7 @@ below +1), at the loser's turn the best defence is played.
   the proof's principal line (the defence that postpones mate longest).  Unlike material
   puzzles, a mate may come from a position that was already won.
 * A material puzzle goes on while the winner's move stays unique and the winner stays at
-  least +2 pawns; it ends after the last winner's move that had an alternative to compare with
+  least WINNING_CP; it ends after the last winner's move that had an alternative to compare with
   (lichess trims the same way).  Its first move is then checked again by a deeper search
   (verify_material).  Unlike lichess, a single winner's move is kept (lichess drops
   one-movers): in games between weak levels most tactics are one unique winning move.
@@ -51,13 +52,15 @@ __all__ = ["FinderBudget", "FoundPuzzle", "GamePuzzles", "verify_material", "Fin
 
 # Mates up to this many moves are turned into mate puzzles (checked by the exact proof).
 MAX_MATE = 5
-# lichess's thresholds, in normalised centipawns and winning chances (-1..1).
+# lichess's thresholds, in normalised centipawns and winning chances (-1..1); the two marked
+# are lower than lichess's, because our normalised scale reads a hung minor piece as a
+# smaller advantage.
 WINNING_CP = 200               # "winning": at least two pawns
 CLEARLY_WINNING_CP = 300       # below it a candidate must come from being down material
-                               # (lichess: 400; 300 lets a hung minor piece in)
+                               # (lichess's is higher; ours lets a hung minor piece in)
 ALREADY_WINNING_CP = 300       # the winner was already this far ahead: no puzzle
-BLUNDER_JUMP = 0.4             # winning chances gained by the blunder (lichess: 0.6, but on
-                               # our normalised scale a hung minor piece is only about +250)
+BLUNDER_JUMP = 0.4             # winning chances gained by the blunder (lichess's is higher,
+                               # which a hung minor piece would not reach on our scale)
 UNIQUE_GAP = 0.7               # the best move's winning chances above the second's, or:
 SECOND_CEILING_CP = 100        # the best winning and the second below this (not winning,
                                # with a margin for another engine's view)
@@ -65,9 +68,9 @@ MATE_IN_ONE_SECOND = 0.6       # mate in one: the best non-mate must be at most 
 MAX_SOLUTION_PLIES = 15        # a material line is cut after this many plies
 # A material puzzle's first move is checked again by a search of VERIFY_FACTOR times the
 # two-line nodes, with a fresh table: still the best, at least WINNING_CP, and the second
-# below VERIFY_SECOND_CP.  (Measured with bench/finder_quality.py: without this check 89 of
-# the 106 material puzzles of the collection's first 577 games had a unique winning first
-# move by Stockfish; the margin was chosen on those puzzles, see the README.)
+# below VERIFY_SECOND_CP: the two-line search's budget lets through first moves that are not
+# unique for a deeper search (bench/finder_quality.py against Stockfish; the figures, and the
+# puzzles the margin was chosen on, are in docs/results/puzzles.md).
 VERIFY_FACTOR = 4
 VERIFY_SECOND_CP = 50
 PIECE_VALUES = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9, "k": 0}
@@ -258,7 +261,7 @@ def verify_material(fen: str, moves: Sequence[str], budget: "FinderBudget",
 def estimate_rating(board: Board, solution: Sequence[str], mate: bool,
                     searcher: Optional[Searcher] = None) -> int:
     """The puzzle's rating from its difficulty: for each winner's move of the solution (from
-    board, the winner to move), the weakest named level (600, 900, ... 2100) whose search
+    board, the winner to move), the weakest level of NAMED_LEVELS whose search
     budget (nodes and depth, full strength, a fresh table) finds it; the puzzle gets the
     highest of these (MAX_RATING when no level finds a move), plus RATING_PER_EXTRA_MOVE for
     every winner's move after the first, within MIN_RATING..MAX_RATING.  In a mate puzzle a

@@ -6,9 +6,10 @@ order of the output); a puzzle's line is the lichess format: the opponent's move
 solver's moves alternating with the replies.  No predicate searches: they read the pieces,
 their attacks and the moves.
 
-`CLAIMED_THEMES` are the themes `tag_puzzle` reports: those whose precision was measured at
-90% or more (bench/theme_precision.py on ../shared/data/puzzle-themes.csv, and the tests'
-hand-checked set and python-chess reference detectors).  `all_themes` gives every predicate's
+`CLAIMED_THEMES` are the themes `tag_puzzle` reports: those whose precision measures 90% or
+more (bench/theme_precision.py on ../shared/data/puzzle-themes.csv, and the tests'
+hand-checked set and python-chess reference detectors; the figures are in
+docs/results/puzzles.md).  `all_themes` gives every predicate's
 answer, for the benchmark.
 """
 from __future__ import annotations
@@ -635,7 +636,7 @@ ENDGAME_TESTS: Dict[str, Callable[[Line], bool]] = {
 }
 
 # Themes reported by tag_puzzle: precision >= 90% where measured (see the module docstring
-# and the README's table).  mateInN, promotion, underPromotion, enPassant, castling,
+# and docs/results/puzzles.md).  mateInN, promotion, underPromotion, enPassant, castling,
 # doubleCheck and the endgame kinds are read off the moves and pieces directly.
 CLAIMED_THEMES: FrozenSet[str] = frozenset({
     "mate", "mateIn1", "mateIn2", "mateIn3", "mateIn4", "mateIn5", "backRankMate",

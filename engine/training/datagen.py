@@ -13,8 +13,8 @@ File layout, format version 3 (little-endian).  A 40-byte header, then for each 
 36-byte records followed by one 36-byte end mark, nothing else::
 
     header   0  8 B  magic b"SCACCOTD"
-             8  u16  format version (3)
-            10  u16  record size (36)
+             8  u16  format version (VERSION)
+            10  u16  record size (RECORD_BYTES)
             12  u32  nodes per move
             16  u64  seed
             24  u16  random plies
@@ -108,7 +108,7 @@ NO_SQUARE = 64
 MAX_GAME_RECORDS = MAX_GAME_PLIES_PY
 # Input files are checked by type and size before they are read: an openings file of more
 # than this is no openings file (the shared one, 4000 FENs, is 0.3 MB), and a network file is
-# at most its header and 256 hidden units' weights (0.4 MB).
+# at most its header and the weights of engine.nnue's MAX_HIDDEN hidden units (0.4 MB).
 MAX_OPENINGS_BYTES = 64 << 20
 MAX_NETWORK_BYTES = 1 << 20
 # Records read at a time when a file is checked or read.
@@ -117,7 +117,7 @@ CHUNK_RECORDS = 4096
 DEFAULT_NODES = 5000
 DEFAULT_RANDOM_PLIES = 8
 DEFAULT_CHESS960_SHARE = 0.1
-# Table of each game's searcher: a game of 5000-node moves writes far fewer entries.
+# Table of each game's searcher: a game of DEFAULT_NODES-node moves writes far fewer entries.
 HASH_MB = 4
 MAX_RANDOM_PLIES = 100
 SHARE_UNITS = 10000

@@ -1,4 +1,4 @@
-"""Train the neural evaluation (issue 13) on `scacco datagen` files, with PyTorch.
+"""Train the neural evaluation on `scacco datagen` files, with PyTorch.
 
     scacco train DATA.bin [DATA.bin ...] --out net.nnue --seed 1
 
@@ -12,17 +12,17 @@ the mean squared error between sigmoid(y) and the target
 
     lambda * sigmoid(score / scale) + (1 - lambda) * (result + 1) / 2
 
-(score and result from the side to move's view).  Every 20th game (by game index) is held out
-for validation; the epoch with the lowest validation loss is the one exported.  AdamW (weight
+(score and result from the side to move's view).  Every VALIDATION_EVERY-th game (by game
+index) is held out for validation; the epoch with the lowest validation loss is the one exported.  AdamW (weight
 decay --weight-decay) with a cosine learning rate from --lr down to a tenth of it; --mirror
 adds each training position's file-mirrored copy (a <-> h: without castling rights, which the
 net does not see, the rules are symmetric).  Output weights are clipped to what quantises to
--128..127; the quantised net's output bias is corrected so that its mean output on 50,000
+-128..127; the quantised net's output bias is corrected so that its mean output on CALIBRATION
 held-out positions is the float net's (engine/nnue.py, quantise).  With --calibrate-scale the
 exported header's scale is fitted on the same positions so that the net's evaluations are in
 the units of their search scores (nnue.fit_output_scale: targets blended with the game result
-make a net read about a third larger than the search it learnt from, and the next generation's
-data, scored by its search, larger again); --score-factor DATA=F puts a file scored in other
+make a net read larger than the search it learnt from, and the next generation's data, scored
+by its search, larger again; docs/results/network.md has the ratios); --score-factor DATA=F puts a file scored in other
 units (by such an uncalibrated net) on the others' scale.  Everything follows from --seed: the initial
 weights and the order of the positions in each epoch, and torch runs single-threaded with its
 deterministic algorithms, so the same data and arguments give the same file.
@@ -49,7 +49,7 @@ from ..nnue import INPUTS, OUTPUT_WEIGHT_LIMIT, SCALE, fit_output_scale, quantis
 
 PAD = INPUTS                   # the feature index of an empty slot (a zero row)
 SLOTS = 32                     # at most 32 pieces on a board
-VALIDATION_EVERY = 20          # game index % 20 == 0: validation
+VALIDATION_EVERY = 20          # games whose index is a multiple of this: validation
 # Positions whose search score is beyond this (mates, won endgames) teach the sigmoid nothing.
 MAX_SCORE = 3000
 CALIBRATION = 50_000           # held-out positions that the quantised output bias is fitted on
