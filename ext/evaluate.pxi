@@ -131,9 +131,9 @@ PESTO_EG[KING][:] = [
 #
 # The terms follow the structure of Stockfish 11's classical evaluation, whose figures
 # (rescaled to PeSTO's pawn) were the starting values.  The weights below were then fitted by
-# bench/eval_fit.py tune to Stockfish 15.1's depth-7 scores of 133,000 quiet positions from
-# games out of chessathome_openings.fen, with the PeSTO tables fixed (held-out loss 0.0080
-# against 0.0105 for PeSTO alone and 0.0137 for the starting values).  A few came out with
+# bench/eval_fit.py tune to Stockfish 15.1's scores of quiet positions from games out of
+# chessathome_openings.fen, with the PeSTO tables fixed (the data and the losses are in
+# docs/results/engine.md).  A few came out with
 # surprising signs (a queen lowers the king-danger sum, isolated pawns lose their penalty
 # where the weak-unopposed one applies): they are what the data says next to PeSTO's tables.
 # The mop-up weights are not fitted (won endings are not in the data).

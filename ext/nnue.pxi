@@ -1,4 +1,4 @@
-# The neural evaluation (NNUE, issue 13): a 768 -> 2 x H -> 1 network in integers, and the
+# The neural evaluation (NNUE): a 768 -> 2 x H -> 1 network in integers, and the
 # accumulators that make/unmake keep up to date.
 #
 # Inputs: one per (perspective, piece of ours or theirs, type, square), the square seen from the

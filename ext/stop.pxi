@@ -1,8 +1,8 @@
-# The clock and the stop token: one StopToken per search, created by whoever starts the search
-# before the worker runs, and seen by everything that searches (the iteration driver, the C
-# search, perft, the mate solver, the playing levels, every thread of a parallel search).
-# Nothing ever clears a token: a new search gets a new one, so a `stop` can never be lost.
-# The C side polls the flag and the hard deadline by node count.
+# The clock and the stop state behind the stop token (StopToken, stop_api.pxi): one token per
+# search, created by whoever starts the search before the worker runs, and seen by everything
+# that searches (the iteration driver, the C search, perft, the mate solver, the playing levels,
+# every thread of a parallel search).  Nothing ever clears a token: a new search gets a new one,
+# so a `stop` can never be lost.  The C side polls the flag and the hard deadline by node count.
 
 cdef extern from *:
     """

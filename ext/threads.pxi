@@ -2,13 +2,13 @@
 #
 # run_parallel(fn, arg, count) calls fn(arg, i, count) for every i in 0..count-1, index 0 on
 # the calling thread and the others on threads of their own, and returns when all have
-# returned.  Clearing a large transposition table uses it (each thread zeroes its share).  A thread that cannot be
-# created does not fail the job: its share runs on the caller.
+# returned.  Clearing a large transposition table uses it (each thread zeroes its share).  A
+# thread that cannot be created does not fail the job: its share runs on the caller.
 #
 # thread_start(&t, fn, arg) runs fn(arg) on a new thread (0 when none could be created) and
 # thread_join(t) waits for it: the background warm-up of a new table and the helper threads of
-# a parallel search use them.  Every thread gets an 8 MB stack (SCACCO_THREAD_STACK).  sleep_us
-# waits a little while polling another thread's flag.
+# a parallel search use them.  Every thread gets a stack of SCACCO_THREAD_STACK bytes.
+# sleep_us waits a little while polling another thread's flag.
 #
 # What threads share: flags written by one thread and polled by another (load_int/store_int,
 # volatile accesses: the stop flags of the search, the mate solver and the table warm-up) and a

@@ -17,15 +17,15 @@
 # compare-and-swap of zero by zero on its first word: a page is faulted in, and a word the
 # search has written meanwhile is left as it is (the swap is one locked or exclusive access,
 # so no store of the search can fall between its compare and its write).  It takes no lock of
-# the process's memory map (MADV_POPULATE_WRITE did, so other threads' mmap calls, Python's
-# allocator among them, waited behind it).  No huge-page advice: with Linux's usual defrag
-# setting it makes every fault compact memory first, which is far slower here.  A resize puts the old block on a retired list and
-# tells its warm-up (and any clear still zeroing it) to stop; the caller returns retired blocks
+# the process's memory map (MADV_POPULATE_WRITE would, so other threads' mmap calls, Python's
+# allocator among them, would wait behind it).  No huge-page advice: with Linux's usual defrag
+# setting it makes every fault compact memory first, which is far slower here.  A resize puts
+# the old block on a retired list and tells its warm-up (and any clear still zeroing it) to stop; the caller returns retired blocks
 # to the OS later, from any thread and without the GIL (unmapping a large used table takes a
 # while), and then starts the new block's warm-up: the old pages are gone before the new ones
 # are asked for, so the process never holds two large tables in memory.
 #
-# Clearing.  A map with one byte per 256 KB granule records where the search has stored
+# Clearing.  A map with one byte per granule (TT_GRANULE_SHIFT) records where the search has stored
 # entries.  Once the warm-up is complete every page is in memory, and a clear zeroes just the
 # written granules, shared among several C threads (threads.pxi).  Before that, zeroing would
 # first make the OS supply the pages the search never touched; a fresh block (empty, and
