@@ -178,7 +178,8 @@ cdef inline int score_to_tt(int score, int ply) noexcept nogil:
 # A stored mate in d plies fits when the mating move comes no later than the move that would
 # complete the fifty moves (d <= 100 - rule50; a mate on that move still counts).  A mate that
 # no longer fits is no longer a mate: it comes back as VALUE_WON, an ordinary winning score
-# below engine.search's MAX_CP, so that no false mate distance (and no internal clamp value) reaches the root.
+# below engine.search's MAX_CP, so that no false mate distance (and no internal clamp value)
+# reaches the root.
 cdef inline int score_from_tt(int score, int ply, int rule50) noexcept nogil:
     if score == VALUE_NONE:
         return VALUE_NONE

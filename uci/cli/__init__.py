@@ -2,10 +2,11 @@
 common.py, careful output files and resumable runs in files.py and runner.py, the analysis
 outputs in writers.py.
 
-Each subcommand is `function(argv) -> exit status`: 0 all done, 1 some items (games) failed,
-2 bad usage (nothing done), 128 + N stopped by signal N (the finished work kept).  The engine
-layer below only takes and returns data; reading, writing, messages and exit statuses are
-here.  Imports are lazy: the UCI loop must answer `uci` before any engine code is loaded.
+Each subcommand is `function(argv) -> exit status` (common.py's EXIT_OK all done, EXIT_FAILED
+some items (games) failed, EXIT_USAGE bad usage and nothing done; 128 + N stopped by signal N,
+the finished work kept).  The engine layer below only takes and returns data; reading,
+writing, messages and exit statuses are here.  Imports are lazy: the UCI loop must answer
+`uci` before any engine code is loaded.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 check and its message exist once.
 
 Every check fails through ArgumentParser.error: the message on stderr after the usage line,
-exit status 2, and nothing done.
+exit status EXIT_USAGE (argparse's 2), and nothing done.
 """
 from __future__ import annotations
 
