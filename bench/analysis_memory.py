@@ -6,8 +6,8 @@ Each game is analysed in a fresh process (so each peak is its own): knights to a
 a pawn move or capture for each side every 400 plies (the halfmove clock runs past the
 history cap between them), at a small node budget with the second looks.  Printed per game:
 the resident memory after the imports, the peak (ru_maxrss) and the difference.  With
---full-copies the positions are kept as the analysis once kept them, a copy of the board with
-the whole game's history each, for comparison.  Figures are printed, never asserted.
+--full-copies the positions are kept as tests/full_history.py's reference keeps them, a copy
+of the board with the whole game's history each, for comparison.  Figures are printed, never asserted.
 """
 import argparse
 import io
@@ -67,21 +67,8 @@ def child(plies: int, nodes: int, full_copies: bool) -> None:
     game = read_game(io.StringIO(long_game_text(plies)))
     assert not game.errors and len(game.moves) == plies, game.errors[:1]
     if full_copies:
-        class FullCopy:
-            def __init__(self, board):
-                self._board = board.copy()
-                self.turn = bool(board.turn)
-                self.fullmove_number = board.fullmove_number
-
-            def board(self):
-                return self._board.copy()
-
-        def walk(game, board):
-            for index in range(len(game.moves) + 1):
-                yield board, FullCopy(board)
-                if index < len(game.moves):
-                    board.push_move(game.moves[index].uci)
-        analysis._walk = walk
+        from tests.full_history import full_history_walk
+        analysis._walk = full_history_walk
     base = rss_kb()
     start = time.perf_counter()
     result = analyse_game(game, Budget(nodes=nodes))

@@ -25,6 +25,8 @@ from scacco.engine.trainer.puzzle_finder import (FinderBudget, FinderError, find
 from scacco.engine.pgn import read_game
 from scacco.engine.trainer.themes import tag_puzzle
 
+from tests.full_history import full_history_walk
+
 SMALL_FINDER = FinderBudget(scan_nodes=1000, pair_nodes=3000, mate_nodes=20000)
 
 
@@ -255,25 +257,6 @@ def test_the_analysis_searches_boards_with_a_bounded_history(monkeypatch):
     assert max(seen) <= 2 * HISTORY_PLIES + 1
 
 
-class _FullCopy:
-    """The old way of keeping a position: a copy of the board with the whole game on it."""
-
-    def __init__(self, board):
-        self._board = board.copy()
-        self.turn = bool(board.turn)
-        self.fullmove_number = board.fullmove_number
-
-    def board(self):
-        return self._board.copy()
-
-
-def _old_walk(game, board):
-    for index in range(len(game.moves) + 1):
-        yield board, _FullCopy(board)
-        if index < len(game.moves):
-            board.push_move(game.moves[index].uci)
-
-
 @pytest.mark.parametrize("text", [
     None,    # shuffle_game(420): repetitions, a halfmove clock past the cap, captures
     "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 "
@@ -284,7 +267,7 @@ def test_results_are_those_of_full_copies(monkeypatch, text):
     game = shuffle_game(420) if text is None else read(text)
     budget = Budget(nodes=400)                      # the second and third looks included
     new = analyse_game(game, budget).to_dict()
-    monkeypatch.setattr(analysis_module, "_walk", _old_walk)
+    monkeypatch.setattr(analysis_module, "_walk", full_history_walk)
     old = analyse_game(game, budget).to_dict()
     assert new == old
 
