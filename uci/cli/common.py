@@ -74,8 +74,8 @@ class Parser(argparse.ArgumentParser):
 
     def add_jobs(self) -> None:
         self.bounded("--jobs", low=1, high=10 ** 9, default=None, metavar="N",
-                          help="worker processes (default: every core; more than the cores "
-                               "only with --over-cores)")
+                     help="worker processes (default: every core; more than the cores only "
+                          "with --over-cores)")
         self.add_argument("--over-cores", action="store_true",
                           help="let --jobs start more workers than there are cores")
 
@@ -105,6 +105,17 @@ class Parser(argparse.ArgumentParser):
             import ray  # noqa: F401
         except ImportError:
             self.error("--ray needs Ray: pip install 'scacco[ray]'")
+
+    def add_position(self, help: str, default: Optional[str] = None) -> None:
+        """--fen (required unless it has a default) and --chess960: the position that
+        position(args) reads."""
+        self.add_argument("--fen", required=default is None, default=default, help=help)
+        self.add_argument("--chess960", action="store_true",
+                          help="read the FEN as Chess960 (Shredder-FEN or X-FEN)")
+
+    def position(self, args):
+        """The engine Board of add_position's arguments."""
+        return self.board(args.fen, args.chess960)
 
     def board(self, fen: str, chess960: bool = False):
         """The engine Board of a FEN given on the command line."""

@@ -11,11 +11,10 @@ def perft(argv) -> int:
 
     p = Parser(prog="scacco perft", description="Count the leaf nodes of the legal move tree.")
     p.bounded("depth", low=0, high=100, help="depth in plies (0..100)")
-    p.add_argument("--fen", default=STARTING_FEN, help="start position (default: the initial position)")
-    p.add_argument("--chess960", action="store_true", help="read the FEN as Chess960 (Shredder-FEN or X-FEN)")
+    p.add_position("start position (default: the initial position)", default=STARTING_FEN)
     p.add_argument("--divide", action="store_true", help="print the count below each root move")
     args = p.parse_args(argv)
-    board = p.board(args.fen, args.chess960)
+    board = p.position(args)
     start = time.perf_counter()
     if args.divide and args.depth >= 1:
         total = 0
@@ -59,12 +58,11 @@ def solve(argv) -> int:
                description="Print every first move that forces mate within N moves (exact: no "
                            "pruning can hide a mate, and every other move is proven not to "
                            "mate within N).")
-    p.add_argument("--fen", required=True, help="the puzzle position")
+    p.add_position("the puzzle position")
     p.bounded("--mate", low=1, high=30, required=True, metavar="N",
               help="mate in at most N moves (1..30)")
-    p.add_argument("--chess960", action="store_true", help="read the FEN as Chess960")
     args = p.parse_args(argv)
-    board = p.board(args.fen, args.chess960)
+    board = p.position(args)
     for move, moves_to_mate in mating_moves(board, args.mate):
         print(f"{move} mate in {moves_to_mate}", flush=True)
     return EXIT_OK
@@ -78,15 +76,14 @@ def hint(argv) -> int:
                description="A good move for the side to move (first line, SAN, for an arrow) "
                            "and one sentence on why: the threat it makes or meets. A forced "
                            "mate is always the hint.")
-    p.add_argument("--fen", required=True, help="the position")
-    p.add_argument("--chess960", action="store_true", help="read the FEN as Chess960")
+    p.add_position("the position")
     p.bounded("--level", low=MIN_ELO, high=MAX_ELO, metavar="ELO",
               help=f"the move a player of this rating can find ({MIN_ELO}..{MAX_ELO}: that "
                    f"level's search budget)")
     p.bounded("--nodes", low=1, high=MAX_NODES, default=HINT_NODES, metavar="N",
               help=f"search budget without --level (default {HINT_NODES}: well under a second)")
     args = p.parse_args(argv)
-    board = p.board(args.fen, args.chess960)
+    board = p.position(args)
     if not board.has_legal_moves():
         p.error("no hint: the game is over (" + ("checkmate" if board.is_check() else "stalemate") + ")")
     advice = game_hint(board, elo=args.level, nodes=args.nodes)
