@@ -36,6 +36,7 @@ import chess
 import chess.pgn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.oracles import play_random  # noqa: E402
 from tests.shared import shared_dir  # noqa: E402
 
 PGN_DIR = shared_dir() / "data" / "pgn"
@@ -51,15 +52,8 @@ def source_texts() -> list:
 
 def chess960_game(rng: random.Random) -> bytes:
     board = chess.Board.from_chess960_pos(rng.randrange(960))
+    play_random(board, rng, rng.randrange(10, 60))
     game = chess.pgn.Game.from_board(board)
-    node = game
-    for _ in range(rng.randrange(10, 60)):
-        moves = list(board.legal_moves)
-        if not moves:
-            break
-        move = rng.choice(moves)
-        node = node.add_variation(move)
-        board.push(move)
     game.headers["Result"] = board.result(claim_draw=True)
     return (str(game) + "\n\n").encode()
 

@@ -1,4 +1,5 @@
-"""python-chess oracles shared by the tests: exhaustive mate searches, independent of Scacco."""
+"""python-chess helpers shared by the tests and bench/, independent of Scacco: exhaustive mate
+searches (oracles) and random play."""
 import chess
 
 
@@ -27,3 +28,12 @@ def forces_mate(board: chess.Board, move: chess.Move, moves: int) -> bool:
         return True
     finally:
         board.pop()
+
+
+def play_random(board: chess.Board, rng, plies: int) -> None:
+    """Play up to `plies` uniformly random legal moves on board (fewer if the game ends)."""
+    for _ in range(plies):
+        moves = list(board.legal_moves)
+        if not moves:
+            return
+        board.push(rng.choice(moves))

@@ -18,6 +18,7 @@ import pytest
 from scacco.engine.batch import Failure, WorkerDied, run_local
 from scacco.uci.__main__ import main
 from tests.conftest import REPO_ROOT, shared_file
+from tests.oracles import play_random
 
 SCHOLAR = """[Event "scholar"]
 [White "A"]
@@ -359,16 +360,8 @@ def test_chess960_games_and_null_moves_go_through_puzzles_and_analyse(tmp_path):
     texts = []
     for _ in range(6):
         board = chess.Board.from_chess960_pos(rng.randrange(960))
-        game = chess.pgn.Game.from_board(board)
-        node = game
-        for _ in range(40):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            move = rng.choice(moves)
-            node = node.add_variation(move)
-            board.push(move)
-        texts.append(str(game))
+        play_random(board, rng, 40)
+        texts.append(str(chess.pgn.Game.from_board(board)))
     texts.append('[Event "pass"]\n\n1. e4 -- 2. d4 e5 *')
     path = tmp_path / "games.pgn"
     path.write_text("\n\n".join(texts) + "\n")

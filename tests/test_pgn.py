@@ -22,6 +22,7 @@ from scacco.engine.pgn import (COMMENT_LIMIT, MAX_GAME_ERRORS, NAG_GLYPHS, SEVEN
                                PgnReader, PgnWriter, open_pgn, read_game, read_games,
                                read_headers, skip_game, write_game)
 from tests.conftest import shared_data_dir, shared_file
+from tests.oracles import play_random
 
 # The exports in shared/data/pgn (listed, so that a missing file fails on CI instead of
 # vanishing from the parametrization), plus whatever else is there.
@@ -271,11 +272,7 @@ def random_game(rng, kind):
         board = chess.Board.from_chess960_pos(rng.randrange(960))
     elif kind == "fen":
         board = chess.Board()
-        for _ in range(rng.randrange(1, 60)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
+        play_random(board, rng, rng.randrange(1, 60))
         board = chess.Board(board.fen())
     else:
         board = chess.Board()
