@@ -40,7 +40,7 @@ import re
 import stat
 import weakref
 from dataclasses import dataclass, field
-from typing import (IO, Any, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar,
+from typing import (IO, Any, Callable, Dict, Generic, Iterator, List, Optional, Tuple, TypeVar,
                     Union)
 
 from .board import STARTING_FEN, Board
@@ -178,6 +178,17 @@ class Game:
     def board(self) -> Board:
         """The starting position.  :raises ValueError: if the FEN is illegal."""
         return Board(self.fen, chess960=self.chess960)
+
+    def playable_board(self, number: int, error: Callable[[str], Exception] = ValueError) -> Board:
+        """The starting position of a game to work on, game `number` of its file: raises
+        error(message), the message naming the game, for the first reading error or an
+        illegal start."""
+        if self.errors:
+            raise error(self.errors[0].at_game(number))
+        try:
+            return self.board()
+        except ValueError as bad:
+            raise error(f"game {number}: bad starting position: {bad}") from None
 
     def end_board(self) -> Board:
         """The position after the main line, with the moves on its stack."""

@@ -435,12 +435,7 @@ def analyse_game(game: Game, budget: Budget = Budget(), *, number: int = 1,
 
     :raises AnalysisError: if the game has reading errors or an illegal starting position.
     """
-    if game.errors:
-        raise AnalysisError(game.errors[0].at_game(number))
-    try:
-        board = game.board()
-    except ValueError as error:
-        raise AnalysisError(f"game {number}: bad starting position: {error}") from None
+    board = game.playable_board(number, AnalysisError)
     if searcher is None:
         searcher = Searcher(budget.hash_mb)
     searcher.clear()

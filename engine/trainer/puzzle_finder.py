@@ -329,12 +329,7 @@ def find_puzzles(game: Game, budget: FinderBudget = FinderBudget(), *, number: i
 
     :raises FinderError: if the game has reading errors or an illegal start.
     """
-    if game.errors:
-        raise FinderError(game.errors[0].at_game(number))
-    try:
-        board = game.board()
-    except ValueError as error:
-        raise FinderError(f"game {number}: bad starting position: {error}") from None
+    board = game.playable_board(number, FinderError)
     searcher = searcher or Searcher(budget.hash_mb)
     searcher.clear()
     rating_searcher = Searcher(1)
