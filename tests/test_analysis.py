@@ -23,25 +23,9 @@ from scacco.engine.batch import Failure, run_local
 from scacco.engine.pgn import read_game
 from scacco.engine.search import Searcher
 from scacco.uci.__main__ import main
+from tests.sample_games import SCHOLAR, SHORT
 
 NODES = 3000
-
-SCHOLAR = """[Event "scholar"]
-[White "A"]
-[Black "B"]
-[Result "1-0"]
-
-1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0
-"""
-
-# A quiet queen's gambit: no mates, so every evaluation is in centipawns.
-SHORT = """[Event "short"]
-[White "C"]
-[Black "D"]
-[Result "*"]
-
-1. d4 d5 2. c4 e6 3. Nc3 Nf6 4. Bg5 Be7 5. e3 Ne4 6. Bxe7 Qxe7 7. Nxe4 dxe4 8. Qa4+ *
-"""
 
 # The Italian trap played out badly for White: 4. Nxe5? and 5. Nxf7?? lose material to the queen,
 # and 7. Be2?? allows mate in one (Nf3#, python-chess checks it): moves judged at any budget,
@@ -65,6 +49,16 @@ BAD = """[Event "bad"]
 
 def read(text):
     return read_game(io.StringIO(text))
+
+
+def main_line_fens(game):
+    """The FEN of every position of the game's main line (python-chess), the start first."""
+    board = chess.Board(game.fen, chess960=game.chess960)
+    fens = [board.fen()]
+    for move in game.moves:
+        board.push_uci(move.uci)
+        fens.append(board.fen())
+    return fens
 
 
 def winning_chances(cp):
@@ -324,11 +318,7 @@ def test_second_look_covers_moves_judged_by_the_mate_rules(monkeypatch):
     # at an allowance of one first pass, this short game affords the second looks only
     monkeypatch.setattr(analysis_module, "REVIEW_SHARE", 1.0)
     game = read(SHORT)
-    board = chess.Board()
-    fens = [board.fen()]
-    for move in game.moves:
-        board.push_uci(move.uci)
-        fens.append(board.fen())
+    fens = main_line_fens(game)
     # before ply 12 its mover is -800 (a winning-chance drop from there to being mated is
     # under 0.15), and after it the side to move mates in 2 on the first look only
     scores = {fens[12]: (-800, -800), fens[13]: (("mate", 2), 50)}
@@ -402,11 +392,7 @@ def test_one_move_judged_end_to_end_with_numbers_worked_by_hand():
     # after it (position 7, Black to move) Black's +257, round(200.31) = 200, White's -200.
     # Every other position is 0, and the scripted best move is never the one played.
     game = read(SHORT)
-    board = chess.Board()
-    fens = [board.fen()]
-    for move in game.moves:
-        board.push_uci(move.uci)
-        fens.append(board.fen())
+    fens = main_line_fens(game)
     scores = {fens[6]: (128,), fens[7]: (257,)}
     analysis = analyse_game(game, Budget(nodes=NODES), searcher=ScriptedSearcher(scores))
     bg5 = analysis.moves[6]
