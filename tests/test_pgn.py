@@ -131,13 +131,20 @@ def python_chess_games(text: str):
 # The shared exports
 
 
+def read_each(path, read):
+    """Everything read(handle) returns from the file until None (python-chess's readers and
+    ours alike)."""
+    with open(path, encoding="utf-8-sig") as handle:
+        found = []
+        while (item := read(handle)) is not None:
+            found.append(item)
+    return found
+
+
 @pytest.mark.parametrize("name", PGN_FILES)
 def test_shared_export_reads_like_python_chess(name):
     path = shared_file(f"pgn/{name}")
-    with open(path, encoding="utf-8-sig") as handle:
-        references = []
-        while (ref := chess.pgn.read_game(handle)) is not None:
-            references.append(ref)
+    references = read_each(path, chess.pgn.read_game)
     games = list(read_games(path))
     assert len(games) == len(references) > 0
     for number, (game, ref) in enumerate(zip(games, references), start=1):
@@ -166,14 +173,8 @@ def test_shared_exports_cover_what_the_reader_must_handle():
 @pytest.mark.parametrize("name", PGN_FILES)
 def test_read_headers_and_skip_game_agree_with_python_chess(name):
     path = shared_file(f"pgn/{name}")
-    with open(path, encoding="utf-8-sig") as handle:
-        expected = []
-        while (headers := chess.pgn.read_headers(handle)) is not None:
-            expected.append(dict(headers))
-    with open(path, encoding="utf-8-sig") as handle:
-        ours = []
-        while (headers := read_headers(handle)) is not None:
-            ours.append(headers)
+    expected = [dict(headers) for headers in read_each(path, chess.pgn.read_headers)]
+    ours = read_each(path, read_headers)
     assert len(ours) == len(expected)
     for mine, theirs in zip(ours, expected):
         assert all(theirs[name] == value for name, value in mine.items())
