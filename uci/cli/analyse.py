@@ -51,9 +51,7 @@ def parser() -> Parser:
     p.add_argument("--json", metavar="REPORT.json", help="write every move's and game's figures as JSON")
     p.add_argument("--graph", metavar="EVAL.png",
                    help="draw Win%% per ply (needs the plot extra); EVAL-N.png per game for several")
-    p.add_argument("--resume", action="store_true",
-                   help="go on with an interrupted run of the same command (the same "
-                        "arguments): the games it finished are kept")
+    p.add_resume()
     p.add_jobs()
     p.add_ray("analyse the games")
     return p

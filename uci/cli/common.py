@@ -94,6 +94,12 @@ class Parser(argparse.ArgumentParser):
             self.error(f"--jobs must be at most {MAX_JOBS}")
         return args.jobs
 
+    def add_resume(self) -> None:
+        """--resume, for a command that works game by game (uci/cli/runner.py's journal)."""
+        self.add_argument("--resume", action="store_true",
+                          help="go on with an interrupted run of the same command (the same "
+                               "arguments): the games it finished are kept")
+
     def add_ray(self, what: str) -> None:
         self.add_argument("--ray", metavar="ADDRESS",
                           help=f"{what} on the Ray cluster at ADDRESS (needs the ray extra)")

@@ -90,9 +90,7 @@ def parser() -> Parser:
     p.bounded("--nodes", low=1, high=MAX_NODES // factor, default=defaults.scan_nodes,
               metavar="N", help=f"nodes per game position (default {defaults.scan_nodes}); a "
                                 f"puzzle's moves get {factor} times as many")
-    p.add_argument("--resume", action="store_true",
-                   help="go on with an interrupted run of the same command (the same "
-                        "arguments): the games it finished are kept")
+    p.add_resume()
     p.add_jobs()
     p.add_ray("search the games")
     return p
