@@ -141,12 +141,17 @@ def limit_address_space():
     resource.setrlimit(resource.RLIMIT_AS, (3 << 30, resource.getrlimit(resource.RLIMIT_AS)[1]))
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is Linux's")
-def test_uci_hash_too_large_before_the_first_search_falls_back_to_the_default():
-    # Set before the searcher exists: the engine must still search, with the default table.
+def _skip_unless_4096_mb_is_accepted():
+    """The loop refuses a Hash above half the machine's memory: these tests need 8 GB."""
     memory = _physical_memory_mb()
     if memory is None or memory < 2 * 4096:
         pytest.skip("the loop refuses 4096 MB on a machine with less than 8 GB")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is Linux's")
+def test_uci_hash_too_large_before_the_first_search_falls_back_to_the_default():
+    # Set before the searcher exists: the engine must still search, with the default table.
+    _skip_unless_4096_mb_is_accepted()
     with UciProcess(preexec_fn=limit_address_space) as engine:       # 3 GB of address space
         engine.ask("uci", "uciok")
         engine.send("setoption name Hash value 4096")
@@ -161,9 +166,7 @@ def test_uci_hash_too_large_before_the_first_search_falls_back_to_the_default():
 
 
 def test_uci_hash_that_cannot_be_allocated_is_reported_and_the_old_table_stays():
-    memory = _physical_memory_mb()
-    if memory is None or memory < 2 * 4096:
-        pytest.skip("the loop refuses 4096 MB on a machine with less than 8 GB")
+    _skip_unless_4096_mb_is_accepted()
     with UciProcess(preexec_fn=limit_address_space) as engine:       # 3 GB of address space
         engine.ask("uci", "uciok")
         engine.send("setoption name Hash value 64")
