@@ -92,7 +92,7 @@ LEVEL_ANCHORS = [
     (2100, 120000, 13, 2, 40, 15.0),
     (2400, 400000, 14, 2, 30, 8.0),
 ]
-# With the packaged network.  Its centipawns are larger for the same chances (accuracy's
+# With the packaged network.  Its centipawns are larger for the same chances (engine.score's
 # NETWORK_WIN_SCALE_X50 against WIN_SCALE_X50), so the margins and the noise are the classical
 # ones times that ratio (the same risk in winning chances), except Beginner's margin, narrower
 # so that Easy does not beat it by more than the ladder's band.  The node budgets are the

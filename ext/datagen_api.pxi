@@ -1,6 +1,6 @@
 # The Python-facing self-play: SelfPlay plays datagen.pxi's games on a SearchCore of its own,
-# and the record layout's constants and the adjudication thresholds that engine/datagen.py
-# reads.
+# and the record layout's constants and the adjudication thresholds that
+# engine/training/datagen.py reads.
 
 cdef class SelfPlay:
     """Self-play games for training data, each a C loop without the GIL (see datagen.pxi).

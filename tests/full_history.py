@@ -1,7 +1,8 @@
 """The reference for the analysis's bounded history: every position kept as a copy of the board
-with the whole game on it, in place of engine.analysis's GamePosition (at most HISTORY_PLIES of
-history).  tests/test_game_robustness.py compares the results of the two, bench/analysis_memory.py
-their memory; swap it in with `engine.analysis._walk = full_history_walk`.
+with the whole game on it, in place of engine.review.analysis's GamePosition (at most
+HISTORY_PLIES of history).  tests/test_game_robustness.py compares the results of the two,
+bench/analysis_memory.py their memory; swap it in with
+`engine.review.analysis._walk = full_history_walk`.
 """
 
 
@@ -18,7 +19,7 @@ class FullCopy:
 
 
 def full_history_walk(game, board):
-    """engine.analysis._walk's (board, position) pairs, each position a FullCopy."""
+    """engine.review.analysis._walk's (board, position) pairs, each position a FullCopy."""
     for index in range(len(game.moves) + 1):
         yield board, FullCopy(board)
         if index < len(game.moves):
