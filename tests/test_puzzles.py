@@ -118,6 +118,7 @@ def test_solve_command_prints_exactly_the_solutions():
     (["--fen", chess.STARTING_FEN, "--mate", "0"], "at least 1"),
     (["--fen", chess.STARTING_FEN, "--mate", "-3"], "at least 1"),
     (["--fen", chess.STARTING_FEN, "--mate", "two"], "invalid int"),
+    (["--fen", chess.STARTING_FEN, "--mate", "61"], "at most 60"),
 ])
 def test_solve_command_rejects_bad_input(args, message):
     done = run_solve(*args)

@@ -67,6 +67,9 @@ def test_eval_and_bench(engine):
     engine.send("bench 3 513")
     lines = engine.sync()
     assert len(lines) == 1 and lines[0].startswith("info string ") and "513" in lines[0]
+    engine.send("bench 65")
+    lines = engine.sync()
+    assert len(lines) == 1 and lines[0].startswith("info string ") and "at most 64" in lines[0]
 
 
 def test_threads_search_and_stop(engine):

@@ -244,3 +244,13 @@ def test_versions_agree():
     assert 'version = {attr = "scacco._version.__version__"}' in text
     assert uci.__version__ == engine.__version__ == scacco.__version__
     assert version("scacco") == scacco.__version__
+
+
+def test_parse_int_clamps_above_its_maximum_unless_asked_to_refuse():
+    from scacco.uci.protocol import parse_int
+    assert parse_int("70", "depth", 1, 64) == 64
+    assert parse_int("64", "depth", 1, 64, clamp=False) == 64
+    with pytest.raises(ValueError, match="at most 64, not 65"):
+        parse_int("65", "depth", 1, 64, clamp=False)
+    with pytest.raises(ValueError, match="at least 1"):
+        parse_int("0", "depth", 1, 64, clamp=False)

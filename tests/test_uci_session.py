@@ -165,34 +165,6 @@ def test_bound_lines_wait_for_the_quiet_start():
         "info depth 1 seldepth 1 multipv 1 score cp 0 nodes 1 nps 1 hashfull 0 time 0 pv e2e4"]
 
 
-def test_an_option_can_replace_the_search_without_touching_the_loop():
-    from scacco.uci.options import Option
-    calls = []
-
-    def weakened(table):
-        def play(searcher, board, **kwargs):
-            calls.append((table["Strength"], kwargs["depth"], kwargs["multipv"]))
-            return searcher.search(board, **dict(kwargs, depth=1))
-        return play
-
-    session, stream = make_session(SlowStartSearcher(answer="d2d4"))
-    session.options.add(Option("Limit", "check", False,
-                               play=lambda table, on: weakened(table) if on else None))
-    session.options.add(Option("Strength", "spin", 1500, 600, 2400))
-    assert "option name Limit type check default false" in session.options.declarations()
-    session.handle("position startpos")
-    session.handle("go depth 4")
-    stream.wait_for("bestmove")
-    assert session.wait_idle(10)
-    assert calls == []
-    stream.lines.clear()
-    session.handle("setoption name limit value true")
-    session.handle("setoption name strength value 900")
-    session.handle("go depth 4")
-    assert stream.wait_for("bestmove") == "bestmove d2d4"
-    assert calls == [(900, 4, 1)]
-
-
 @pytest.mark.parametrize("network", [None, "a network"], ids=["classical", "network"])
 def test_score_cp_is_on_the_analysis_scale_and_mates_are_not_scaled(network):
     """`score cp` is the search's score times the scale of the evaluation it searched with."""

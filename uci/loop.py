@@ -301,16 +301,16 @@ class Session:
         return False
 
     def cmd_bench(self, args: List[str], line: str) -> None:
-        # bench [DEPTH [THREADS]]: THREADS defaults to the Threads option.
+        # bench [DEPTH [THREADS]]: THREADS defaults to the Threads option.  Both bounds are
+        # refused rather than clamped, as `scacco bench` refuses them.
+        from .cli.common import MAX_SEARCH_DEPTH
         from .options import MAX_THREADS
         depth, threads = None, self.options["Threads"]
         try:
             if args:
-                depth = parse_int(args[0], "bench depth", 1, 64)
+                depth = parse_int(args[0], "bench depth", 1, MAX_SEARCH_DEPTH, clamp=False)
             if len(args) > 1:
-                threads = parse_int(args[1], "bench threads", 1)
-                if threads > MAX_THREADS:
-                    raise ValueError(f"bench threads must be at most {MAX_THREADS}, not {threads}")
+                threads = parse_int(args[1], "bench threads", 1, MAX_THREADS, clamp=False)
         except ValueError as error:
             self.out.info(str(error))
             return
@@ -458,16 +458,10 @@ class Session:
             search_limits = search_limits.replace(depth=1, nodes=None, mate=None, infinite=False)
         best = ponder = None
         try:
-            play = self.options.play_function()
-            callbacks = dict(on_info=lambda info: self._on_info(job, info),
-                             on_currmove=lambda *a: self._on_currmove(job, *a))
-            if play is None:
-                from ..engine.levels import play as play_at_level
-                result = play_at_level(searcher, board, search_limits, rng=self._rng, stop=token,
-                                       **callbacks, **kwargs)
-            else:
-                result = play(searcher, board, stop=token, **callbacks, **kwargs,
-                              **search_limits.keywords())
+            from ..engine.levels import play
+            result = play(searcher, board, search_limits, rng=self._rng, stop=token,
+                          on_info=lambda info: self._on_info(job, info),
+                          on_currmove=lambda *a: self._on_currmove(job, *a), **kwargs)
             best, ponder = result.best_move, result.ponder_move
         except Exception as exc:
             traceback.print_exc(file=sys.stderr)

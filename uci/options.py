@@ -11,12 +11,6 @@ To add an option, append an `Option` to `standard_options()` (or `OptionTable.ad
   the value itself once the change is made, or says why not and leaves the old one.
 * `while_searching=False` when setting the option would touch the running search (Hash,
   Clear Hash): the loop then waits for a search that is already stopping, or refuses.
-* `play(table, value)` may return a *play function* that replaces `engine.levels.play` for
-  the next `go`: `play_fn(searcher, board, **search_kwargs) -> SearchResult`, called with
-  Searcher.search's keywords (limits, multipv, searchmoves, stop, on_info, on_currmove), for
-  example `Option("Limit", "check", False, play=lambda table, on: weakened(table) if on else None)`.
-  The first option (in table order) that returns one wins; None means the normal search.  No
-  standard option uses it: the playing levels come in through `search_arg`.
 * `doc` says what the option does, in Markdown: docs/uci.md's option table carries it word
   for word (tests/test_docs.py compares them).
 
@@ -54,7 +48,6 @@ class Option:
     search_arg: Optional[str] = None
     on_change: Optional[Callable[[Any, Any], None]] = None
     while_searching: bool = True
-    play: Optional[Callable[["OptionTable", Any], Optional[Callable]]] = None
     doc: str = ""
 
     def __post_init__(self) -> None:
@@ -139,15 +132,6 @@ class OptionTable:
 
     def declarations(self) -> List[str]:
         return [option.declaration() for option in self._options.values()]
-
-    def play_function(self) -> Optional[Callable]:
-        """The play function an option asks for (see the module docstring), or None."""
-        for option in self._options.values():
-            if option.play is not None:
-                play = option.play(self, self[option.name])
-                if play is not None:
-                    return play
-        return None
 
     def search_args(self) -> Dict[str, Any]:
         """Keyword arguments for `engine.levels.play` from the options that declare one."""

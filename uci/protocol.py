@@ -36,10 +36,12 @@ def printable(text: str, limit: int = 300) -> str:
 
 
 def parse_int(text: str, what: str, minimum: Optional[int] = None,
-              maximum: Optional[int] = None) -> int:
-    """An integer in ASCII decimal, clamped above at `maximum`.
+              maximum: Optional[int] = None, clamp: bool = True) -> int:
+    """An integer in ASCII decimal, clamped above at `maximum` (refused above it instead when
+    `clamp` is false).
 
-    :raises ValueError: if `text` is not an integer or is below `minimum`.
+    :raises ValueError: if `text` is not an integer, is below `minimum`, or (not clamping) is
+        above `maximum`.
     """
     if not _INT_PATTERN.fullmatch(text):
         raise ValueError(f"{what} must be an integer, not {printable(text, 40)!r}")
@@ -52,6 +54,8 @@ def parse_int(text: str, what: str, minimum: Optional[int] = None,
     if minimum is not None and value < minimum:
         raise ValueError(f"{what} must be at least {minimum}, not {value}")
     if maximum is not None and value > maximum:
+        if not clamp:
+            raise ValueError(f"{what} must be at most {maximum}, not {printable(text, 40)}")
         value = maximum
     return value
 

@@ -52,15 +52,15 @@ def bench(argv) -> int:
 
 
 def solve(argv) -> int:
-    from ...engine.mate import mating_moves
+    from ...engine.mate import MAX_MATE_MOVES, mating_moves
 
     p = Parser(prog="scacco solve",
                description="Print every first move that forces mate within N moves (exact: no "
                            "pruning can hide a mate, and every other move is proven not to "
                            "mate within N).")
     p.add_position("the puzzle position")
-    p.bounded("--mate", low=1, high=30, required=True, metavar="N",
-              help="mate in at most N moves (1..30)")
+    p.bounded("--mate", low=1, high=MAX_MATE_MOVES, required=True, metavar="N",
+              help=f"mate in at most N moves (1..{MAX_MATE_MOVES})")
     args = p.parse_args(argv)
     board = p.position(args)
     for move, moves_to_mate in mating_moves(board, args.mate):
