@@ -84,15 +84,17 @@ def test_an_output_that_is_a_directory_or_a_device_is_refused_before_any_work(ga
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
 
 
-def test_an_earlier_output_stays_until_the_new_one_is_complete(games, tmp_path):
-    out = tmp_path / "out.pgn"
+@pytest.mark.parametrize("command,output", [("analyse", "out.pgn"), ("puzzles", "puzzles.csv")])
+def test_an_earlier_output_stays_when_no_game_can_be_read(command, output, games, tmp_path):
+    out = tmp_path / output
     out.write_text("earlier\n")
     unreadable = tmp_path / "notes.txt"
     unreadable.write_text("no games here, just words\n")
-    done = run_scacco("analyse", str(unreadable), "--out", str(out), "--nodes", "500")
-    assert done.returncode == 2 and "no PGN game" in done.stderr
+    done = run_scacco(command, str(unreadable), "--out", str(out), "--nodes", "500",
+                      "--jobs", "1")
+    assert done.returncode == 2 and "no PGN game could be read" in done.stderr
     assert out.read_text() == "earlier\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.pgn", "notes.txt", "out.pgn"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["games.pgn", "notes.txt", output])
 
 
 def test_a_finished_output_replaces_the_earlier_one_and_leaves_no_temporary(games, tmp_path):
