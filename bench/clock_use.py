@@ -30,11 +30,15 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import List, Optional
 
 import chess
 import chess.engine
 import chess.pgn
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.engines import close_all  # noqa: E402
 
 
 @dataclass
@@ -149,11 +153,7 @@ def play(game_id: int, fen: str, swap: bool, control: Control, commands, options
                     break
             board.push(result.move)
     finally:
-        for engine in engines:
-            try:
-                engine.quit()
-            except Exception:
-                engine.close()
+        close_all(engines)
     record.plies = board.ply()
     if pgn_file is not None:
         game.headers["Result"] = record.result
