@@ -1,7 +1,8 @@
 """Fit Scacco's centipawn scale to Stockfish 15.1's normalised centipawns.
 
-    python bench/cp_scale_fit.py [--positions 5000] [--sf-depth 12] [--nodes 150000]
-                                 [--cache bench/quality/cp-scale.jsonl] [--fit-only]
+    python bench/cp_scale_fit.py [--positions 5000] [--late 1500] [--sf-depth 12]
+                                 [--nodes 150000] [--cache bench/quality/cp-scale.jsonl]
+                                 [--fit-only]
 
 Positions are sampled from real games of every phase: the shared PGN files
 (../shared/data/pgn/, standard games), the puzzle collection's source games
@@ -12,13 +13,18 @@ win) and by Scacco, once with the network and once with the classical evaluation
 default analysis budget (raw search units).  The evaluations are cached one JSON line per
 position (the run can be stopped and started again: it goes on where it stopped).
 
-The fit: for each evaluation, the factor k of sf_cp ~ k * scacco_raw by least squares through
-the origin on the positions with |sf_cp| <= 600 and neither side mating, also with an
-intercept, and the correlation.  One position in five (by a hash of its FEN) is held out:
-the factor is fitted on the others, and the slope of Stockfish's centipawns on Scacco's scaled
-ones is printed on the held-out positions (1.0 is the aim; 0.9..1.1 is the target).  The
-residual by phase (pieces other than kings and pawns: opening/middlegame >= 10, late
-middlegame 5-9, endgame <= 4) shows whether one factor fits every phase.
+With --late N, N more positions of at most LATE_MATERIAL material (every second ply, the
+self-play games of bench/wdl_fit.py among the sources when they are there): endgames are
+rare at every fourth ply of real games, and the scale must hold there too.
+
+The fit: for each evaluation, Stockfish's cp on Scacco's raw score by least squares on the
+positions with |sf_cp| <= 600 and neither side mating: one factor through the origin (with an
+intercept too, and the correlation), and engine/score.py's Scale, a factor linear in the
+material between two ends found on a grid.  The check on positions the fit did not use is a
+five-fold cross-validation (the folds by a hash of the FEN): each fifth is scaled by the fit
+made on the other four, and the slope of Stockfish's centipawns on those scaled ones is
+printed (1.0 is the aim; 0.9..1.1 is the target), overall and by material bucket (material as
+engine/score.py counts it), with the rms residual.
 
 Progress on stderr.  Stockfish is used only here, never at run time.
 """
@@ -39,26 +45,33 @@ import chess.pgn
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests.shared import shared_dir  # noqa: E402
+from scacco.engine.score import CLASSICAL_SCALE, NETWORK_SCALE, material  # noqa: E402
 
 STOCKFISH = "/usr/games/stockfish"
 LIMIT_CP = 600
 PER_GAME = 15
+LATE_MATERIAL = 40
+FOLDS = 5
 
 
 def sources():
     pgn = shared_dir() / "data" / "pgn"
+    wdl_games = ROOT / "bench" / "quality" / "wdl-games.pgn"
     return ([p for p in sorted(pgn.glob("*.pgn")) if "fischerrandom" not in p.name]
             + [ROOT / "bench" / "quality" / "elo600-nnue.pgn",
-               ROOT / "bench" / "collection" / "games.pgn"])
+               ROOT / "bench" / "collection" / "games.pgn"]
+            + ([wdl_games] if wdl_games.exists() else []))
 
 
 def phase(board: chess.Board) -> str:
-    pieces = chess.popcount(board.occupied) - chess.popcount(board.pawns) - 2
-    return "middlegame" if pieces >= 10 else "late middlegame" if pieces >= 5 else "endgame"
+    m = material(board)
+    return "middlegame" if m >= 60 else "late middlegame" if m >= 30 else "endgame"
 
 
-def sample(limit: int):
-    """(fen, source, phase) of up to limit positions, spread over the sources in turn."""
+def sample(limit: int, late: bool = False):
+    """(fen, source, phase) of up to limit positions, spread over the sources in turn: every
+    fourth ply from the tenth, at most PER_GAME a game; with late, only positions of at most
+    LATE_MATERIAL material, every second ply, at most PER_GAME a game."""
     streams = []
     for path in sources():
         streams.append((path, open(path, encoding="utf-8-sig", errors="replace")))
@@ -78,7 +91,11 @@ def sample(limit: int):
             taken = 0
             for ply, move in enumerate(game.mainline_moves()):
                 board.push(move)
-                if ply >= 10 and ply % 4 == 2 and not board.is_game_over() and taken < PER_GAME:
+                if late:
+                    wanted = ply % 2 == 0 and material(board) <= LATE_MATERIAL
+                else:
+                    wanted = ply >= 10 and ply % 4 == 2
+                if wanted and not board.is_game_over() and taken < PER_GAME:
                     key = board.epd()
                     if key not in seen:
                         seen.add(key)
@@ -89,13 +106,14 @@ def sample(limit: int):
                             return
 
 
-def held_out(fen: str) -> bool:
-    return hashlib.sha256(fen.encode()).digest()[0] % 5 == 0
+def fold(fen: str) -> int:
+    """The position's fold of the cross-validation, by a hash of its FEN."""
+    return hashlib.sha256(fen.encode()).digest()[0] % FOLDS
 
 
 def label(fens, cache: Path, sf_depth: int, nodes: int) -> None:
     from scacco.engine.board import Board
-    from scacco.engine.search import PACKAGED, Searcher
+    from scacco.engine.search import PACKAGED, Searcher, score_to_cp_mate
 
     done = set()
     if cache.exists():
@@ -124,8 +142,9 @@ def label(fens, cache: Path, sf_depth: int, nodes: int) -> None:
             for name, searcher in (("net", network), ("classical", classical)):
                 searcher.clear()
                 result = searcher.search(Board(fen), nodes=nodes)
-                record[f"{name}_raw"] = result.score_cp if result.score_mate is None else None
-                record[f"{name}_mate"] = result.score_mate
+                raw, mate = score_to_cp_mate(result.score)
+                record[f"{name}_raw"] = raw if mate is None else None
+                record[f"{name}_mate"] = mate
             out.write(json.dumps(record) + "\n")
             out.flush()
             if index % 25 == 0 or index == len(todo):
@@ -151,32 +170,88 @@ def fit(pairs):
     return k, slope, intercept, r
 
 
+def fen_material(fen: str) -> int:
+    return material(chess.Board(fen))
+
+
+def fit_scale(rows):
+    """The Scale (linear in material between bare and full) of least squares of Stockfish's
+    cp on the scaled raw score: for each pair of ends on a grid, the two factors are a
+    linear least-squares problem; the pair with the smallest squared error wins.  The bare
+    end is at least 20: below it positions are too few in real games to fit a factor of
+    their own."""
+    from scacco.engine.score import Scale
+    best = None
+    for bare in range(20, 61, 2):
+        for full in range(bare + 6, 79, 2):
+            s11 = s12 = s22 = t1 = t2 = 0.0
+            for raw, sf, m in rows:
+                share = (min(max(m, bare), full) - bare) / (full - bare)
+                u, w = raw * (1 - share), raw * share
+                s11 += u * u; s12 += u * w; s22 += w * w; t1 += u * sf; t2 += w * sf
+            det = s11 * s22 - s12 * s12
+            if det <= 0:
+                continue
+            end, mid = (t1 * s22 - t2 * s12) / det, (s11 * t2 - s12 * t1) / det
+            scale = Scale(middlegame=mid, endgame=end, full=full, bare=bare)
+            error = sum((sf - raw * scale.factor(m)) ** 2 for raw, sf, m in rows)
+            if best is None or error < best[0]:
+                best = (error, scale)
+    return best[1]
+
+
+BUCKETS = [(0, 19), (20, 29), (30, 39), (40, 49), (50, 59), (60, 69), (70, 78)]
+PHASES = [("endgame", 0, 29), ("late middlegame", 30, 59), ("middlegame", 60, 78)]
+
+
 def report(records, name: str) -> None:
-    usable = [r for r in records if r["sf_mate"] is None and r[f"{name}_raw"] is not None
+    usable = [(r[f"{name}_raw"], r["sf_cp"], fen_material(r["fen"]), fold(r["fen"]))
+              for r in records if r["sf_mate"] is None and r[f"{name}_raw"] is not None
               and abs(r["sf_cp"]) <= LIMIT_CP]
-    train = [(r[f"{name}_raw"], r["sf_cp"]) for r in usable if not held_out(r["fen"])]
-    test = [r for r in usable if held_out(r["fen"])]
-    if len(train) < 10 or len(test) < 10:
-        print(f"{name}: too few positions ({len(train)} to fit, {len(test)} held out)")
+    if len(usable) < 10 * FOLDS:
+        print(f"{name}: too few positions ({len(usable)})")
         return
-    k, slope, intercept, r = fit(train)
-    print(f"{name}: {len(train)} positions fitted, {len(test)} held out")
-    print(f"  factor k = {k:.4f} (Stockfish cp per raw unit; 100 cp = {100 / k:.1f} raw)")
-    print(f"  with an intercept: slope {slope:.4f}, intercept {intercept:+.1f} cp; "
-          f"correlation {r:.3f}")
-    held = [(k * x[f"{name}_raw"], x["sf_cp"]) for x in test]
-    hk, hslope, hintercept, hr = fit(held)
-    print(f"  held out: Stockfish on Scacco scaled, slope {hk:.3f} through the origin, "
-          f"{hslope:.3f} with intercept {hintercept:+.1f}, correlation {hr:.3f}")
-    for stage in ("middlegame", "late middlegame", "endgame"):
-        part = [(k * x[f"{name}_raw"], x["sf_cp"]) for x in usable if x["phase"] == stage]
+    rows = [(raw, sf, m) for raw, sf, m, _ in usable]
+    k, slope, intercept, r = fit([(raw, sf) for raw, sf, _ in rows])
+    scale = fit_scale(rows)
+    print(f"{name}: {len(rows)} positions")
+    print(f"  one factor: k = {k:.4f} (with an intercept: slope {slope:.4f}, intercept "
+          f"{intercept:+.1f} cp; correlation {r:.3f})")
+    print(f"  by material: Scale(middlegame={scale.middlegame:.4f}, endgame={scale.endgame:.4f}, "
+          f"full={scale.full}, bare={scale.bare})")
+    # out of fold: every position scaled by the fit made without its fold
+    one, by = [], []
+    for held in range(FOLDS):
+        train = [(raw, sf, m) for raw, sf, m, f in usable if f != held]
+        test = [(raw, sf, m) for raw, sf, m, f in usable if f == held]
+        fold_k = fit([(raw, sf) for raw, sf, _ in train])[0]
+        fold_scale = fit_scale(train)
+        one += [(fold_k * raw, sf, m) for raw, sf, m in test]
+        by += [(fold_scale.factor(m) * raw, sf, m) for raw, sf, m in test]
+    for label, pairs in (("one factor", one), ("by material", by)):
+        hk, hslope, hintercept, hr = fit([(x, y) for x, y, _ in pairs])
+        print(f"  out of fold, {label}: Stockfish on Scacco scaled, slope {hk:.3f} through the "
+              f"origin, {hslope:.3f} with intercept {hintercept:+.1f}, correlation {hr:.3f}")
+    print(f"  {'material':>8} {'n':>5} {'raw k':>7}   out of fold: {'one factor':>10} "
+          f"{'by material':>11}   rms cp (by material)")
+    for lo, hi in BUCKETS:
+        part = [(raw, sf) for raw, sf, m in rows if lo <= m <= hi]
         if len(part) < 10:
             continue
-        pk, *_ = fit(part)
-        residual = math.sqrt(sum((y - x) ** 2 for x, y in part) / len(part))
-        mean = sum(y - x for x, y in part) / len(part)
-        print(f"  {stage:>15}: {len(part):5d} positions, slope {pk:.3f}, mean residual "
-              f"{mean:+.1f} cp, rms {residual:.1f} cp")
+        raw_k = fit(part)[0]
+        slope_one = fit([(x, y) for x, y, m in one if lo <= m <= hi])[0]
+        slope_by = fit([(x, y) for x, y, m in by if lo <= m <= hi])[0]
+        rms = math.sqrt(sum((y - x) ** 2 for x, y, m in by if lo <= m <= hi) / len(part))
+        print(f"  {lo:>3}-{hi:<4} {len(part):5d} {raw_k:7.3f}   out of fold: {slope_one:10.3f} "
+              f"{slope_by:11.3f}   {rms:.1f}")
+    for phase_name, lo, hi in PHASES:
+        part = [(x, y) for x, y, m in by if lo <= m <= hi]
+        print(f"  {phase_name} (material {lo}-{hi}): {len(part)} positions, out-of-fold slope "
+              f"{fit(part)[0]:.3f} by material, {fit([(x, y) for x, y, m in one if lo <= m <= hi])[0]:.3f}"
+              " with one factor")
+    shipped = (NETWORK_SCALE if name == "net" else CLASSICAL_SCALE)
+    print(f"  engine/score.py's scale ({shipped}): slope {fit([(shipped.factor(m) * raw, sf) for raw, sf, m in rows])[0]:.3f}"
+          " on all positions")
 
 
 def main() -> int:
@@ -186,11 +261,15 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=150_000,
                         help="Scacco's nodes per position (default: the analysis budget)")
     parser.add_argument("--cache", default=str(ROOT / "bench" / "quality" / "cp-scale.jsonl"))
+    parser.add_argument("--late", type=int, default=0, metavar="N",
+                        help=f"also N positions of at most {LATE_MATERIAL} material")
     parser.add_argument("--fit-only", action="store_true", help="fit the cached positions only")
     args = parser.parse_args()
     cache = Path(args.cache)
     if not args.fit_only:
         label(list(sample(args.positions)), cache, args.sf_depth, args.nodes)
+        if args.late:
+            label(list(sample(args.late, late=True)), cache, args.sf_depth, args.nodes)
     records = []
     with open(cache, encoding="utf-8") as handle:
         for line in handle:
