@@ -137,7 +137,9 @@ class Puzzle:
         self.solved = False
         self._searcher = None
         self._solver = MateSearch()
-        self._reference: Optional[int] = None   # the solution's (or engine's) score to match
+        # the solution's (or engine's) move's (cp, mate, reply) after it, to match
+        self._reference: Optional[Tuple[Optional[int], Optional[int], Optional[str]]] = None
+        self._reference_move: Optional[str] = None
 
     @property
     def solution_move(self) -> Optional[str]:
@@ -170,7 +172,7 @@ class Puzzle:
         result = searcher.search(after, nodes=self.nodes)
         if result.score_mate is not None:
             return None, -result.score_mate, result.best_move
-        return -round(result.score_cp * searcher.cp_scale), None, result.best_move
+        return -result.score_cp, None, result.best_move
 
     @staticmethod
     def _decisive(cp: Optional[int], mate: Optional[int]) -> bool:
@@ -276,9 +278,12 @@ class Puzzle:
                 result = self._search().search(self.board, nodes=self.nodes)
                 reference_move = result.best_move
             self._reference_move = reference_move
-            self._reference = self._score_after(reference_move)[:2]
-        ref_cp, ref_mate = self._reference
-        cp, mate, engine_reply = self._score_after(uci)
+            self._reference = self._score_after(reference_move)
+        ref_cp, ref_mate, _ = self._reference
+        # the reference move itself is judged by its own search: a second search of the same
+        # move could land on the other side of DECISIVE_CP
+        cp, mate, engine_reply = (self._reference if uci == self._reference_move
+                                  else self._score_after(uci))
         if self._decisive(ref_cp, ref_mate):
             right = self._decisive(cp, mate)
         else:
