@@ -65,11 +65,9 @@ class ScaccoChecker:
     def lines(self, fen: str):
         from scacco.engine.board import Board
         result = self.searcher.search(Board(fen), nodes=self.nodes, multipv=2)
-        scale = self.searcher.cp_scale
         out = []
         for info in sorted(result.lines, key=lambda i: i.score, reverse=True):
-            out.append((info.pv[0], None if info.score_cp is None else info.score_cp * scale,
-                        info.score_mate))
+            out.append((info.pv[0], info.score_cp, info.score_mate))
         return out
 
 

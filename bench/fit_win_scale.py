@@ -1,18 +1,18 @@
-"""Fit the centipawn scale of the analysis: at what Scacco score does the side to move win
-half of its games?
+"""At what raw Scacco score does the side to move win half of its self-play games?
 
-lichess's Win% and accuracy formulas were fitted to Stockfish centipawns, which Stockfish
-normalises so that +1.00 means about a 50% chance to win.  This script plays a small,
-reproducible self-play set (Scacco against itself at a node budget, one game from each of
-the first --games positions of the shared openings file), records the search score of every
-position with the game's result, and fits
+This script plays a small, reproducible self-play set (Scacco against itself at a node budget,
+one game from each of the first --games positions of the shared openings file), records the
+raw search score of every position with the game's result, and fits
 
-    P(the side ahead by x centipawns wins) = 1 / (1 + exp(-(x - x50) / s))
+    P(the side ahead by x raw units wins) = 1 / (1 + exp(-(x - x50) / s))
 
 by maximum likelihood (Newton's method on two parameters).  x50 is the score where the
-chance to win is 50%; engine/review/accuracy.py's scale 100 / x50 turns Scacco centipawns into that
-normalised scale.  Each evaluation has its own units and so its own fit: the games are played
-with the classical evaluation, or with `--network` the packaged network.
+chance to win is 50%.  It was once the analysis' centipawn scale; fast self-play converts an
+advantage less often than strong play, so that scale read about half of Stockfish's, and
+bench/cp_scale_fit.py (a fit against Stockfish's own centipawns) replaced it.  The playing
+levels were calibrated with it: the ratio of the network's x50 to the classical one is
+engine/levels.py's NETWORK_TO_CLASSICAL_RAW.  The games are played with the classical
+evaluation, or with `--network` the packaged network.
 
     python bench/fit_win_scale.py --out /tmp/scacco-selfplay.jsonl --games 400 --nodes 20000 --jobs 2
     python bench/fit_win_scale.py --out /tmp/scacco-selfplay.jsonl --fit-only
@@ -64,7 +64,7 @@ def play_game(fen: str, nodes: int, searcher: Searcher):
             cp = None
             side = white if result.score_mate > 0 else -white
         else:
-            cp = white * result.score_cp
+            cp = white * result.score          # raw units, as the fit is made in
             side = (1 if cp > 0 else -1) if abs(cp) >= RESIGN_CP else 0
         scores.append((ply, cp))
         ahead = ahead + side if side and (ahead == 0 or (ahead > 0) == (side > 0)) else side
@@ -216,8 +216,8 @@ def main() -> int:
     x50, s, points = fit_points(games)
     print(f"games: {len(games)} ({evaluation} evaluation), points: {points}")
     print(f"P(win) = 1 / (1 + exp(-(cp - {x50:.1f}) / {s:.1f}))")
-    name = "NETWORK_CP_SCALE" if evaluation == "network" else "CP_SCALE"
-    print(f"50% to win at {x50:.1f} Scacco cp; {name} = 100 / x50 = {100 / x50:.4f}")
+    print(f"50% to win at {x50:.1f} raw Scacco units (the ratio of the two evaluations' x50 is "
+          f"engine/levels.py's NETWORK_TO_CLASSICAL_RAW)")
     if args.bootstrap:
         low, high = bootstrap_x50(games, args.bootstrap)
         print(f"x50 95% interval over {args.bootstrap} resamples of the games: {low:.1f} .. {high:.1f}")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..ext._core import CoreBoard, evaluate_board, evaluation_terms
-from .score import CP_SCALE, NETWORK_CP_SCALE
+from .score import material, normalised_cp, wdl
 
 __all__ = ["evaluate", "eval_table", "network_line"]
 
@@ -14,6 +14,11 @@ def evaluate(board: CoreBoard) -> int:
 
 def _pawns(cp: int) -> str:
     return f"{cp / 100:+6.2f}"
+
+
+def _chances(cp: int, on_board: int) -> str:
+    """The side to move's win-draw-loss chances of a normalised score, as `wdl W D L`."""
+    return "wdl {} {} {} (side to move, per mille)".format(*wdl(cp, on_board))
 
 
 def eval_table(board: CoreBoard) -> str:
@@ -43,8 +48,10 @@ def eval_table(board: CoreBoard) -> str:
         lines.append(" Insufficient material: the evaluation is a draw")
     lines.append(f" Final evaluation: {_pawns(info['white_score']).strip()} (white side), "
                  f"{_pawns(info['score']).strip()} (side to move)")
-    lines.append(f" Normalised (as score cp with Use NNUE off): "
-                 f"{_pawns(round(info['white_score'] * CP_SCALE)).strip()} (white side)")
+    on_board = material(board)
+    white = normalised_cp(info['white_score'], None, on_board)
+    lines.append(f" Normalised (as score cp with Use NNUE off): {_pawns(white).strip()} (white "
+                 f"side), {_chances(white if board.turn else -white, on_board)}")
     return "\n".join(lines)
 
 
@@ -52,8 +59,11 @@ def network_line(board: CoreBoard, network, name: str, in_use: bool) -> str:
     """One line for the UCI `eval` command: the network's evaluation of the board."""
     score, output = board.network_evaluation(network)
     white = score if board.turn else -score
+    on_board = material(board)
+    normalised = normalised_cp(white, network, on_board)
     return (f" NNUE evaluation: {_pawns(white).strip()} (white side), {_pawns(score).strip()} "
-            f"(side to move), normalised {_pawns(round(white * NETWORK_CP_SCALE)).strip()} "
-            f"(white side), raw output {_pawns(output).strip()}; network {name}, "
+            f"(side to move), normalised {_pawns(normalised).strip()} (white side), "
+            f"{_chances(normalised if board.turn else -normalised, on_board)}, "
+            f"raw output {_pawns(output).strip()}; network {name}, "
             f"{network.hidden} hidden units; "
             f"{'in use' if in_use else 'not in use (Use NNUE is off: the search evaluates classically)'}")

@@ -29,7 +29,6 @@ from typing import Callable, Dict, List, Optional
 
 from ..ext._core import MateSearch, StopToken
 
-from .score import CP_SCALE, cp_scale
 from .board import Board
 from .limits import SearchLimits
 from .mate import proven_mate_line
@@ -92,12 +91,14 @@ LEVEL_ANCHORS = [
     (2100, 120000, 13, 2, 40, 15.0),
     (2400, 400000, 14, 2, 30, 8.0),
 ]
-# With the packaged network.  Its centipawns are larger for the same chances (engine.score's
-# NETWORK_WIN_SCALE_X50 against WIN_SCALE_X50), so the margins and the noise are the classical
-# ones times that ratio (the same risk in winning chances), except Beginner's margin, narrower
+# With the packaged network.  Its raw centipawns are larger for the same chances in Scacco's
+# self-play (a score wins half the games at 207.5 raw network units, at 128.3 classical ones), so
+# the margins and the noise are the classical ones times that ratio (the same risk in winning
+# chances), except Beginner's margin, narrower
 # so that Easy does not beat it by more than the ladder's band.  The node budgets are the
 # network's own: bench/level_budget.py against the classical levels first, then the matches
 # against Stockfish and the ladder (docs/levels.md, "Calibration").
+NETWORK_TO_CLASSICAL_RAW = 128.3 / 207.5
 NETWORK_LEVEL_ANCHORS = [
     (600, 60, 1, 8, 230, 274.9),
     (900, 600, 2, 5, 210, 145.6),
@@ -228,7 +229,7 @@ def _materially_sound(searcher: Searcher, board: Board, choices: List[SearchInfo
     scores = {info.pv[0]: info.score for info in first.lines if info.pv}
     if len(scores) < len(moves):
         return choices                          # stopped before every move had its look
-    classical_margin = margin * cp_scale(searcher.network) / CP_SCALE
+    classical_margin = margin * NETWORK_TO_CLASSICAL_RAW
     top = max(scores.values())
     return choices[:1] + [info for info in choices[1:]
                           if top - scores[info.pv[0]] <= classical_margin]

@@ -1,39 +1,117 @@
 """The one home of score units: how the search's raw centipawns become the normalised ones
-everybody downstream reads (UCI `score cp`, the analysis, hints, puzzles), and the
-winning-chances curve on normalised centipawns.
+everybody downstream reads (UCI `score cp`, the analysis, hints, puzzles), the win-draw-loss
+model of the evaluation bar (UCI_ShowWDL), and the winning-chances curve on normalised
+centipawns.
 
-Each evaluation has its own scale (cp_scale): the raw units of the classical evaluation and
-of the network differ.  Normalised centipawns are meant to read as Stockfish's do (+100 about
-a 50% chance to win); bench/cp_scale_fit.py measures ours against Stockfish 15.1's.
+Normalised centipawns read as Stockfish 15.1's do: each evaluation's raw units are put on
+Stockfish's scale by a factor that depends on the material left (the evaluations read
+middlegames and endgames differently from Stockfish), fitted by bench/cp_scale_fit.py on
+positions of real games.  The playing levels work in raw units and never read these.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Tuple
 
-__all__ = ["WIN_SCALE_X50", "CP_SCALE", "NETWORK_WIN_SCALE_X50", "NETWORK_CP_SCALE", "cp_scale",
-           "WIN_MULTIPLIER", "winning_chances"]
+__all__ = ["Scale", "NETWORK_SCALE", "CLASSICAL_SCALE", "scale_of", "material", "normalised_cp",
+           "WdlModel", "WDL_MODEL", "wdl", "WIN_MULTIPLIER", "winning_chances"]
 
-# Scacco centipawns -> normalised centipawns (+100: 50% to win).  WIN_SCALE_X50 is where the
-# logistic fit of P(win) against the score of Scacco's self-play with the classical evaluation
-# crosses 50% (bench/fit_win_scale.py; the games and the fit are in docs/results/analysis.md).
-WIN_SCALE_X50 = 128.3
-CP_SCALE = 100.0 / WIN_SCALE_X50
-# The same fit for the search with the packaged network (bench/fit_win_scale.py --network).
-# In the network's self-play a given score wins less often than in the classical one's (more
-# draws), so each evaluation has its own scale.
-NETWORK_WIN_SCALE_X50 = 207.5
-NETWORK_CP_SCALE = 100.0 / NETWORK_WIN_SCALE_X50
+# Material as the scale and the WDL model count it: both sides' pieces at 1, 3, 3, 5, 9 (pawn,
+# knight, bishop, rook, queen), kings not counted; 78 in the starting position.
+PIECE_MATERIAL = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
+
+
+def material(board) -> int:
+    """The material of `board` (a Board or CoreBoard; anything with fen())."""
+    placement = board.fen().split(" ", 1)[0].lower()
+    return sum(PIECE_MATERIAL.get(ch, 0) for ch in placement)
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Stockfish centipawns per raw unit of one evaluation: `middlegame` at `full` material
+    and above, `endgame` at `bare` and below, linear between."""
+
+    middlegame: float
+    endgame: float
+    full: int = 60
+    bare: int = 20
+
+    def factor(self, material: int) -> float:
+        share = (min(max(material, self.bare), self.full) - self.bare) / (self.full - self.bare)
+        return self.endgame + (self.middlegame - self.endgame) * share
+
+
+# The packaged network's raw units and the classical evaluation's (bench/cp_scale_fit.py:
+# least squares of Stockfish 15.1's score cp on ours, |cp| <= 600, the ends of the line in
+# material found on a grid; the figures and the held-out check are in
+# docs/results/analysis.md).  Both evaluations read endgames larger than Stockfish does.
+NETWORK_SCALE = Scale(middlegame=1.0927, endgame=0.4789, full=78, bare=20)
+CLASSICAL_SCALE = Scale(middlegame=1.1816, endgame=0.5944, full=78, bare=20)
+
+
+def scale_of(network) -> Scale:
+    """The scale of a search evaluating with `network` (None: the classical evaluation).  Any
+    network is taken to read in the packaged one's units (the trainer's --calibrate-scale
+    gives it those)."""
+    return CLASSICAL_SCALE if network is None else NETWORK_SCALE
+
+
+# A normalised score stays below 10000 in size, where GUIs and our own tests expect the
+# centipawn range to end (a won position with no mate in sight is 9000 raw).
+CP_LIMIT = 9999
+
+
+def normalised_cp(raw: int, network, material: int) -> int:
+    """Raw centipawns of a search with `network` in a position of `material`, normalised."""
+    return max(-CP_LIMIT, min(CP_LIMIT, round(raw * scale_of(network).factor(material))))
+
+
+@dataclass(frozen=True)
+class WdlModel:
+    """Stockfish's shape of win-draw-loss model: with v the score in the packaged network's
+    raw units, x the material clamped to [low, high] over norm, and a, b polynomials of x
+    (coefficients from the constant term up), P(win) = 1 / (1 + exp((a(x) - v) / b(x))),
+    P(loss) the same at -v, the draw the rest."""
+
+    a: Tuple[float, ...]
+    b: Tuple[float, ...]
+    low: int
+    high: int
+    norm: float = 58.0
+
+    def parameters(self, material: int) -> Tuple[float, float]:
+        x = min(max(material, self.low), self.high) / self.norm
+        return (sum(c * x ** i for i, c in enumerate(self.a)),
+                sum(c * x ** i for i, c in enumerate(self.b)))
+
+    def per_mille(self, v: float, material: int) -> Tuple[int, int, int]:
+        a, b = self.parameters(material)
+
+        def chance(x: float) -> float:
+            z = (a - x) / b
+            return 0.0 if z > 700 else 1.0 / (1.0 + math.exp(z))
+        win = round(1000 * chance(v))
+        loss = min(round(1000 * chance(-v)), 1000 - win)
+        return win, 1000 - win - loss, loss
+
+
+# Fitted by bench/wdl_fit.py on Scacco's own games at 10+0.1 (the games, the fit and the
+# calibration table are in docs/results/analysis.md).
+WDL_MODEL = WdlModel(a=(334.393, -300.788, -92.511, 172.311),
+                     b=(60.506, -22.717, -38.599, 58.3), low=17, high=78, norm=58)
+
+
+def wdl(cp: int, material: int) -> Tuple[int, int, int]:
+    """(win, draw, loss) per mille, summing to 1000, of the side with `cp` normalised
+    centipawns in a position of `material`."""
+    v = cp / NETWORK_SCALE.factor(material)
+    return WDL_MODEL.per_mille(v, material)
+
 
 # lichess's WinPercent logistic: its slope on normalised centipawns.
 WIN_MULTIPLIER = -0.00368208
-
-
-def cp_scale(network) -> float:
-    """The factor from the centipawns of a search evaluating with `network` to normalised
-    ones: CP_SCALE for the classical evaluation (None), NETWORK_CP_SCALE for a network (fitted
-    on the packaged one; another network is taken to read in the same units, which the
-    trainer's --calibrate-scale gives it)."""
-    return CP_SCALE if network is None else NETWORK_CP_SCALE
 
 
 def winning_chances(cp: float) -> float:

@@ -34,13 +34,13 @@ import time
 import traceback
 import weakref
 from dataclasses import dataclass, field
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Tuple
 
 from ..ext._core import (MAX_HASH_MB_PY, MAX_SEARCH_THREADS_PY, VALUE_INFINITE_PY,
                          VALUE_MATE_IN_MAX_PLY_PY, VALUE_MATE_PY, MateSearch, SearchCore,
                          StopToken)
 
-from .score import cp_scale, winning_chances
+from .score import material, normalised_cp, wdl, winning_chances
 from .board import Board, line_text
 from .limits import SearchLimits
 from .mate import MAX_MATE_MOVES, proven_mate_line
@@ -100,7 +100,8 @@ class SearchInfo:
     time_ms: int
     hashfull: int
     pv: List[str]
-    score: int = 0  # raw internal score
+    score: int = 0  # raw internal score; score_cp is normalised (engine.score)
+    wdl: Optional[Tuple[int, int, int]] = None  # win, draw, loss per mille (engine.score.wdl)
 
 
 @dataclass
@@ -117,6 +118,11 @@ class SearchResult:
     lines: List[SearchInfo] = field(default_factory=list)
     score: int = 0
 
+    @property
+    def wdl(self) -> Optional[Tuple[int, int, int]]:
+        """(win, draw, loss) per mille of the side to move, from the best line."""
+        return self.lines[0].wdl if self.lines else None
+
 
 def _pv_text(board: Board, codes: List[int]) -> List[str]:
     """A line of move codes from board's position in UCI."""
@@ -130,7 +136,8 @@ def mate_result(board: Board, k: int, codes: List[int], nodes: int, elapsed_ms: 
     pv = _pv_text(board, codes)
     info = SearchInfo(depth=2 * k - 1, seldepth=2 * k - 1, multipv=1, score_cp=None, score_mate=k,
                       bound=None, nodes=nodes, nps=nodes * 1000 // elapsed_ms if elapsed_ms else 0,
-                      time_ms=elapsed_ms, hashfull=hashfull, pv=pv, score=VALUE_MATE - (2 * k - 1))
+                      time_ms=elapsed_ms, hashfull=hashfull, pv=pv, score=VALUE_MATE - (2 * k - 1),
+                      wdl=(1000, 0, 0))
     return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, None, k, pv, 2 * k - 1, nodes,
                         [info], info.score)
 
@@ -262,12 +269,6 @@ class Searcher:
     def network(self):
         """The NnueNetwork the search evaluates with, or None: the classical evaluation."""
         return self._core.network
-
-    @property
-    def cp_scale(self) -> float:
-        """The factor that puts this searcher's centipawns on the normalised scale (+100:
-        about 50% to win), for its evaluation (engine.score.cp_scale)."""
-        return cp_scale(self._core.network)
 
     def set_network(self, network) -> None:
         """Evaluate with `network` (an NnueNetwork from engine.nnue.read_network), or with the
@@ -637,12 +638,19 @@ class Searcher:
         """A SearchInfo for one line of the running search (every thread's nodes counted)."""
         core = self._core
         elapsed = max(core.elapsed_ms(), 0.001)
-        cp, mate = score_to_cp_mate(score)
+        raw, mate = score_to_cp_mate(score)
+        if mate is None:
+            on_board = material(board)
+            cp = normalised_cp(raw, core.network, on_board)
+            chances = wdl(cp, on_board)
+        else:
+            cp, chances = None, (1000, 0, 0) if mate > 0 else (0, 0, 1000)
         nodes = core.nodes + extra_nodes
         return SearchInfo(depth=depth, seldepth=max(seldepth, depth), multipv=multipv, score_cp=cp,
                           score_mate=mate, bound=bound, nodes=nodes,
                           nps=int(nodes * 1000 / elapsed), time_ms=int(elapsed),
-                          hashfull=core.hashfull(), pv=_pv_text(board, pv_codes), score=score)
+                          hashfull=core.hashfull(), pv=_pv_text(board, pv_codes), score=score,
+                          wdl=chances)
 
     def _ponder_from_table(self, board: Board, best: str) -> Optional[str]:
         walker = board.copy()

@@ -15,7 +15,6 @@ import chess.pgn
 import pytest
 
 from scacco.engine.review import accuracy as acc
-from scacco.engine.score import CP_SCALE
 from scacco.engine.review import analysis as analysis_module
 from scacco.engine.review.analysis import (REVIEW_BORDER, Budget, analyse_game, analyse_pgn, annotated_pgn,
                                     game_report)
@@ -181,7 +180,7 @@ class ScriptedSearcher:
     view: centipawns, or ("mate", n) for mate in n; it records the nodes asked for each
     position."""
 
-    network = None          # scores on the classical evaluation's scale (CP_SCALE)
+    network = None
 
     def __init__(self, scores):
         self.scores, self.calls = scores, []
@@ -197,7 +196,8 @@ class ScriptedSearcher:
         # at the budget, at 4x, at 16x (the last one given also for deeper looks)
         score = scores[min(len(scores) - 1, {NODES: 0, 4 * NODES: 1}.get(nodes, 2))]
         mate = score[1] if isinstance(score, tuple) else None
-        return SearchResult(best_move="a1a1", ponder_move=None, score_cp=None if mate else score,
+        return SearchResult(best_move="a1a1", ponder_move=None,
+                            score_cp=None if mate else normal(score),
                             score_mate=mate, pv=[], nodes=nodes)
 
 
@@ -217,8 +217,13 @@ def long_game(plies=80):
     return read('[Event "long"]\n[Result "*"]\n\n' + body + " *\n"), fens
 
 
+# The scripted searcher's raw centipawns -> the normalised ones it reports, as Searcher
+# reports its scores normalised (a fixed factor here, so the numbers can be worked by hand).
+SCRIPT_SCALE = 100 / 128.3
+
+
 def normal(cp):
-    return round(cp * CP_SCALE)
+    return round(cp * SCRIPT_SCALE)
 
 
 def cp_for_chances(target):
@@ -322,17 +327,17 @@ def test_second_look_covers_moves_judged_by_the_mate_rules(monkeypatch):
     # before ply 12 its mover is -800 (a winning-chance drop from there to being mated is
     # under 0.15), and after it the side to move mates in 2 on the first look only
     scores = {fens[12]: (-800, -800), fens[13]: (("mate", 2), 50)}
-    fall = winning_chances(-round(800 * CP_SCALE)) - winning_chances(-1000)
+    fall = winning_chances(-normal(800)) - winning_chances(-1000)
     assert 0 < fall < 0.15
     first = analyse_game(game, Budget(nodes=NODES, review=1), searcher=ScriptedSearcher(scores))
     # lichess's MateAdvice: walking into a mate from -7.00 (normalised) or better is a blunder
-    assert -700 <= -round(800 * CP_SCALE)
+    assert -700 <= -normal(800)
     assert first.moves[12].judgement == acc.BLUNDER and first.moves[12].mate_sequence == acc.MATE_CREATED
     searcher = ScriptedSearcher(scores)
     second = analyse_game(game, Budget(nodes=NODES, review=4), searcher=searcher)
     # ply 12 (the mate walked into) and ply 13 (the mate let go, to 0) are looked at again
     assert [fens.index(fen) for fen, nodes in searcher.calls if nodes != NODES] == [12, 13, 14]
-    assert second.moves[12].after.cp == -round(50 * CP_SCALE) and second.moves[12].mate_sequence is None
+    assert second.moves[12].after.cp == -normal(50) and second.moves[12].mate_sequence is None
 
 
 def test_a_mate_rule_still_judging_after_the_second_look_gets_a_third():
@@ -344,7 +349,7 @@ def test_a_mate_rule_still_judging_after_the_second_look_gets_a_third():
     analysis = analyse_game(game, Budget(nodes=NODES, review=4), searcher=searcher)
     deeper = [(fens.index(fen), nodes // NODES) for fen, nodes in searcher.calls if nodes != NODES]
     assert deeper == [(12, 4), (13, 4), (14, 4), (12, 16), (13, 16), (14, 16)]
-    assert analysis.moves[12].after.cp == -round(50 * CP_SCALE)
+    assert analysis.moves[12].after.cp == -normal(50)
     assert analysis.moves[12].mate_sequence is None
 
 
@@ -386,7 +391,7 @@ def test_same_result_across_processes():
 
 
 def test_one_move_judged_end_to_end_with_numbers_worked_by_hand():
-    # The searches are scripted (ScriptedSearcher, classical scale: CP_SCALE = 100 / 128.3,
+    # The searches are scripted (ScriptedSearcher, scale SCRIPT_SCALE = 100 / 128.3,
     # engine/review/accuracy.py), at every budget alike so the extra looks change nothing.  Before
     # 4. Bg5 (position 6, White to move) the search says +128, normalised round(99.77) = +100;
     # after it (position 7, Black to move) Black's +257, round(200.31) = 200, White's -200.

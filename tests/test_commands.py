@@ -105,6 +105,13 @@ def test_a_finished_output_replaces_the_earlier_one_and_leaves_no_temporary(game
     assert [g.headers["Event"] for g in _games(out)] == ["scholar", "short"]
     data = json.loads(report.read_text())
     assert data["complete"] is True and [g["number"] for g in data["games"]] == [1, 2]
+    # every position's win-draw-loss chances (White's view), per mille; a mate on the board
+    # is White's win or loss outright
+    for game in data["games"]:
+        for move in game["moves"]:
+            assert sum(move["after"]["wdl"]) == 1000
+            if move["after"]["mate"] == 0:
+                assert move["after"]["wdl"] == ([1000, 0, 0] if move["after"]["winner"] else [0, 0, 1000])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["games.pgn", "out.pgn", "report.json"]
 
 

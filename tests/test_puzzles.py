@@ -243,7 +243,7 @@ def deeper_score(fen, move, nodes):
     result = searcher.search(board, nodes=nodes)
     if result.score_mate is not None:
         return -100_000 if result.score_mate > 0 else 100_000
-    return -result.score_cp * searcher.cp_scale
+    return -result.score_cp
 
 
 def test_material_judge_accepts_the_solution_and_only_moves_a_deeper_search_keeps():

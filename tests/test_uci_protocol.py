@@ -185,6 +185,7 @@ class FakeInfo:
     time_ms: int = 20
     hashfull: int = 3
     pv: List[str] = None
+    wdl: Optional[tuple] = (300, 600, 100)
 
 
 def test_format_info_order_and_scores():
@@ -194,6 +195,9 @@ def test_format_info_order_and_scores():
     assert " score mate -2 " in format_info(FakeInfo(score_cp=None, score_mate=-2, pv=["a2a3"]))
     assert " score cp -40 lowerbound " in format_info(FakeInfo(score_cp=-40, bound="lowerbound",
                                                                pv=["a2a3"]))
+    # UCI_ShowWDL: after the score, before the bound, as Stockfish prints it
+    assert " score cp -40 wdl 300 600 100 lowerbound nodes " in format_info(
+        FakeInfo(score_cp=-40, bound="lowerbound", pv=["a2a3"]), show_wdl=True)
 
 
 def test_format_bestmove():

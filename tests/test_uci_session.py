@@ -64,6 +64,7 @@ class Info:
     time_ms: int = 0
     hashfull: int = 0
     pv: List[str] = field(default_factory=list)
+    wdl: Optional[tuple] = None
 
 
 class SlowStartSearcher:
@@ -165,28 +166,27 @@ def test_bound_lines_wait_for_the_quiet_start():
         "info depth 1 seldepth 1 multipv 1 score cp 0 nodes 1 nps 1 hashfull 0 time 0 pv e2e4"]
 
 
-@pytest.mark.parametrize("network", [None, "a network"], ids=["classical", "network"])
-def test_score_cp_is_on_the_analysis_scale_and_mates_are_not_scaled(network):
-    """`score cp` is the search's score times the scale of the evaluation it searched with."""
-    from scacco.engine.score import CP_SCALE, NETWORK_CP_SCALE
-    scale = CP_SCALE if network is None else NETWORK_CP_SCALE
-
+@pytest.mark.parametrize("show", [False, True])
+def test_score_cp_is_reported_as_the_search_gives_it_and_wdl_only_with_uci_show_wdl(show):
+    """The searcher's normalised centipawns go out as they are; `wdl W D L` follows the score
+    when UCI_ShowWDL is on."""
     class Scored(SlowStartSearcher):
         def search(self, board, on_info=None, on_currmove=None, **limits):
-            on_info(Info(depth=1, score_cp=250, pv=["e2e4"]))
-            on_info(Info(depth=2, score_cp=-7, pv=["e2e4"]))
-            on_info(Info(depth=3, score_cp=None, score_mate=-3, pv=["e2e4"]))
+            on_info(Info(depth=1, score_cp=250, pv=["e2e4"], wdl=(620, 370, 10)))
+            on_info(Info(depth=2, score_cp=-7, pv=["e2e4"], wdl=(40, 910, 50)))
+            on_info(Info(depth=3, score_cp=None, score_mate=-3, pv=["e2e4"], wdl=(0, 0, 1000)))
             return Result("e2e4")
 
-    searcher = Scored()
-    searcher.network = network
-    session, stream = make_session(searcher)
+    session, stream = make_session(Scored())
+    session.handle(f"setoption name UCI_ShowWDL value {str(show).lower()}")
     session.handle("position startpos")
     session.handle("go depth 3")
     stream.wait_for("bestmove")
     scores = [line.split(" score ")[1].split(" nodes")[0] for line in stream.lines if " score " in line]
-    assert scores == [f"cp {round(250 * scale)}", f"cp {round(-7 * scale)}", "mate -3"]
-    assert round(250 * scale) != 250
+    if show:
+        assert scores == ["cp 250 wdl 620 370 10", "cp -7 wdl 40 910 50", "mate -3 wdl 0 0 1000"]
+    else:
+        assert scores == ["cp 250", "cp -7", "mate -3"]
 
 
 def test_an_unusable_default_network_is_said_once_and_the_search_goes_on(tmp_path, monkeypatch):

@@ -35,10 +35,8 @@ OS (no clearing pass), and giving back the old memory, warming up the new one an
 used table (ucinewgame, Clear Hash) run on threads of the searcher's own; a search waits for a
 clear queued before it, and that wait counts against its time limits (they run from `go`).
 
-`info ... score cp X` reports the search's score times the scale of its evaluation
-(engine.score.cp_scale: the network's or the classical one), the scale the analysis reports
-too (+1.00 is about a 50% chance to win, as Stockfish normalises its own); the search itself
-works in Scacco's raw centipawns.
+`info ... score cp X` reports the search's normalised centipawns (engine.score: on Stockfish's
+scale, as the analysis reports them); the search itself works in Scacco's raw centipawns.
 
 Importing the engine (and its Cython core) is delayed to the first command that needs it,
 so the reply to `uci` goes out within milliseconds of the start.
@@ -485,8 +483,7 @@ class Session:
         try:
             if info.bound is not None and job.elapsed_ms() < QUIET_START_MS:
                 return
-            from ..engine.score import cp_scale
-            self.out.line(format_info(info, cp_scale(self.host.current_searcher.network)))
+            self.out.line(format_info(info, self.options["UCI_ShowWDL"]))
         except Exception:
             traceback.print_exc(file=sys.stderr)
 

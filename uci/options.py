@@ -178,6 +178,10 @@ def standard_options() -> List[Option]:
         Option("Move Overhead", "spin", 30, 0, 5000,
                doc="Milliseconds kept back on every move for the GUI's and the system's delays."
                    " Raise it on a busy machine or with a slow GUI."),
+        Option("UCI_ShowWDL", "check", False,
+               doc="Adds `wdl W D L` after every `score` of the `info` lines: the side to move's"
+                   " chances to win, draw and lose, in per mille (summing to 1000), from a model"
+                   " fitted to Scacco's own games (see [analysis](analysis.md#win-draw-loss))."),
         Option("UCI_LimitStrength", "check", False, search_arg="limit_strength",
                doc="Plays at the rating `UCI_Elo` instead of full strength, from the level "
                    "table calibrated for the evaluation in use (see [levels](levels.md)); a "

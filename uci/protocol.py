@@ -211,24 +211,27 @@ def parse_setoption(line: str) -> Tuple[str, Optional[str]]:
 
 
 def format_score(score_cp: Optional[int], score_mate: Optional[int],
-                 bound: Optional[str] = None, cp_scale: float = 1.0) -> str:
-    """`score cp X` (the score times cp_scale) or `score mate M` (M > 0: we mate in M
-    moves), then the bound if any."""
-    text = (f"score mate {score_mate}" if score_mate is not None
-            else f"score cp {round((score_cp or 0) * cp_scale)}")
+                 bound: Optional[str] = None,
+                 wdl: Optional[Tuple[int, int, int]] = None) -> str:
+    """`score cp X` or `score mate M` (M > 0: we mate in M moves), then `wdl W D L` when
+    given (as Stockfish places it, before the bound), then the bound if any."""
+    text = f"score mate {score_mate}" if score_mate is not None else f"score cp {score_cp or 0}"
+    if wdl is not None:
+        text += " wdl {} {} {}".format(*wdl)
     return f"{text} {bound}" if bound else text
 
 
-def format_info(info, cp_scale: float = 1.0) -> str:
-    """The `info` line of one SearchInfo (one iteration or one multipv line); centipawns
-    times cp_scale."""
+def format_info(info, show_wdl: bool = False) -> str:
+    """The `info` line of one SearchInfo (one iteration or one multipv line), with the
+    win-draw-loss chances when `show_wdl` (UCI_ShowWDL) and the info has them."""
     parts = ["info", "depth", str(info.depth)]
     if getattr(info, "seldepth", None) is not None:
         parts += ["seldepth", str(info.seldepth)]
     if getattr(info, "multipv", None) is not None:
         parts += ["multipv", str(info.multipv)]
     if info.score_cp is not None or info.score_mate is not None:
-        parts.append(format_score(info.score_cp, info.score_mate, info.bound, cp_scale))
+        parts.append(format_score(info.score_cp, info.score_mate, info.bound,
+                                  getattr(info, "wdl", None) if show_wdl else None))
     for name, attribute in (("nodes", "nodes"), ("nps", "nps"), ("hashfull", "hashfull"),
                             ("time", "time_ms")):
         value = getattr(info, attribute, None)

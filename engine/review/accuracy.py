@@ -19,7 +19,7 @@ mate or to being mated) is a blunder, a mistake if the evaluation after is still
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, List, Optional, Sequence, Tuple
 
 from ..score import winning_chances
@@ -72,11 +72,13 @@ CP_LOSS_CAP = 1000
 class Eval:
     """An evaluation from White's side: `cp` normalised centipawns, or `mate` in moves
     (> 0 White mates, < 0 Black mates).  A checkmate on the board is mate 0 with `winner`
-    (True: White gave mate)."""
+    (True: White gave mate).  `wdl` is White's (win, draw, loss) per mille where the
+    analysis has it (engine.score.wdl); it takes no part in comparisons."""
 
     cp: Optional[int] = None
     mate: Optional[int] = None
     winner: Optional[bool] = None
+    wdl: Optional[Tuple[int, int, int]] = field(default=None, compare=False)
 
     @property
     def mate_sign(self) -> int:
@@ -91,9 +93,11 @@ class Eval:
         """The same evaluation from one side's view (White's unchanged, Black's negated)."""
         if white:
             return self
+        wdl = None if self.wdl is None else tuple(reversed(self.wdl))
         if self.mate is not None:
-            return Eval(mate=-self.mate, winner=None if self.winner is None else not self.winner)
-        return Eval(cp=-self.cp if self.cp is not None else None)
+            return Eval(mate=-self.mate, winner=None if self.winner is None else not self.winner,
+                        wdl=wdl)
+        return Eval(cp=-self.cp if self.cp is not None else None, wdl=wdl)
 
     def as_cp(self) -> int:
         """Centipawns clamped to +-CP_CEILING, a mate counting as the ceiling."""

@@ -59,7 +59,6 @@ from typing import (AbstractSet, Any, Callable, Dict, Iterator, List, Optional, 
 
 from . import accuracy as acc
 from .accuracy import Eval
-from ..score import cp_scale
 from ..board import NULL_MOVE, Board
 from ..pgn import Game, MoveNode, read_game
 from ..search import Searcher
@@ -199,7 +198,7 @@ class GameAnalysis:
         return self.plies + 1
 
     def to_dict(self) -> Dict[str, Any]:
-        """Plain data for JSON (evaluations as {"cp": .., "mate": .., "winner": ..})."""
+        """Plain data for JSON (evaluations as {"cp": .., "mate": .., "winner": .., "wdl": ..})."""
         return asdict(self)
 
     @classmethod
@@ -301,14 +300,17 @@ def evaluate_position(searcher: Searcher, board: Board, budget: Budget,
     without a search."""
     if not board.has_legal_moves():
         if board.is_check():
-            return Eval(mate=0, winner=not board.turn), None, [], 0
-        return Eval(cp=0), None, [], 0
+            white_won = not board.turn
+            return (Eval(mate=0, winner=white_won,
+                         wdl=(1000, 0, 0) if white_won else (0, 0, 1000)), None, [], 0)
+        return Eval(cp=0, wdl=(0, 1000, 0)), None, [], 0
     result = searcher.search(board, **(limits or budget.limits()))
     sign = 1 if board.turn else -1
+    wdl = result.wdl if board.turn or result.wdl is None else tuple(reversed(result.wdl))
     if result.score_mate is not None:
-        evaluation = Eval(mate=sign * result.score_mate)
+        evaluation = Eval(mate=sign * result.score_mate, wdl=wdl)
     else:
-        evaluation = Eval(cp=sign * round(result.score_cp * cp_scale(searcher.network)))
+        evaluation = Eval(cp=sign * result.score_cp, wdl=wdl)
     return evaluation, result.best_move, list(result.pv), result.nodes
 
 

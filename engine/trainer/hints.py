@@ -56,11 +56,11 @@ class GameHint:
     mate_in: Optional[int] = None
 
 
-def _normalised(result, searcher: Searcher) -> float:
+def _normalised(result) -> float:
     """A search result's score from the mover's view, normalised cp; mates far out."""
     if result.score_mate is not None:
         return 100_000.0 if result.score_mate > 0 else -100_000.0
-    return result.score_cp * searcher.cp_scale
+    return result.score_cp
 
 
 def _threat(searcher: Searcher, board: Board) -> Optional[tuple]:
@@ -77,7 +77,7 @@ def _threat(searcher: Searcher, board: Board) -> Optional[tuple]:
     result = searcher.search(passed, nodes=THREAT_NODES)
     if result.best_move is None:
         return None
-    gain = _normalised(result, searcher) + _normalised(static, searcher)
+    gain = _normalised(result) + _normalised(static)
     if gain < THREAT_GAIN_CP:
         return None
     return result.best_move, result.score_mate, passed
@@ -88,14 +88,14 @@ def _threat_still_works(searcher: Searcher, board: Board, after: Board, threat: 
     the evaluation before our move (the opponent's view)."""
     if threat not in after.legal_moves():
         return False
-    before = -_normalised(searcher.search(board, nodes=THREAT_NODES), searcher)
+    before = -_normalised(searcher.search(board, nodes=THREAT_NODES))
     walker = after.copy()
     walker.push_uci(threat)
     if walker.is_checkmate():
         return True
     if not walker.has_legal_moves():
         return False
-    return -_normalised(searcher.search(walker, nodes=THREAT_NODES), searcher) >= before + THREAT_GAIN_CP
+    return -_normalised(searcher.search(walker, nodes=THREAT_NODES)) >= before + THREAT_GAIN_CP
 
 
 def _why(searcher: Searcher, board: Board, move: str, score) -> str:
@@ -155,7 +155,7 @@ def game_hint(board: Board, *, elo: Optional[int] = None, nodes: int = HINT_NODE
     if result.score_mate is not None and result.score_mate > 0:
         return GameHint(move, board.san(move), hint_text.text("why_mate", n=result.score_mate),
                         result.score_mate)
-    score = f"{_normalised(result, searcher) / 100:+.1f}"
+    score = f"{_normalised(result) / 100:+.1f}"
     return GameHint(move, board.san(move), _why(searcher, board, move, score))
 
 

@@ -53,14 +53,13 @@ __all__ = ["FinderBudget", "FoundPuzzle", "GamePuzzles", "verify_material", "Fin
 # Mates up to this many moves are turned into mate puzzles (checked by the exact proof).
 MAX_MATE = 5
 # lichess's thresholds, in normalised centipawns and winning chances (-1..1); the two marked
-# are lower than lichess's, because our normalised scale reads a hung minor piece as a
-# smaller advantage.
+# are lower than lichess's, so that a hung minor piece makes a candidate
+# (bench/finder_quality.py measures the finder at these values against Stockfish).
 WINNING_CP = 200               # "winning": at least two pawns
 CLEARLY_WINNING_CP = 300       # below it a candidate must come from being down material
                                # (lichess's is higher; ours lets a hung minor piece in)
 ALREADY_WINNING_CP = 300       # the winner was already this far ahead: no puzzle
-BLUNDER_JUMP = 0.4             # winning chances gained by the blunder (lichess's is higher,
-                               # which a hung minor piece would not reach on our scale)
+BLUNDER_JUMP = 0.4             # winning chances gained by the blunder (lichess's is higher)
 UNIQUE_GAP = 0.7               # the best move's winning chances above the second's, or:
 SECOND_CEILING_CP = 100        # the best winning and the second below this (not winning,
                                # with a margin for another engine's view)
@@ -178,7 +177,7 @@ def _lines(searcher: Searcher, board: Board, nodes: int, winner: bool, multipv: 
         if info.score_mate is not None:
             out.append(Line(info.pv[0], None, sign * info.score_mate))
         else:
-            out.append(Line(info.pv[0], sign * round(info.score_cp * searcher.cp_scale), None))
+            out.append(Line(info.pv[0], sign * info.score_cp, None))
     return out
 
 

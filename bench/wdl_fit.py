@@ -1,0 +1,276 @@
+"""Fit the win-draw-loss model of UCI_ShowWDL to Scacco's own games, and print its calibration.
+
+    python bench/wdl_fit.py --play 240 [--tc 10+0.1] [--chess960 0.25] [--concurrency 2]
+    python bench/wdl_fit.py                      # fit the recorded games and print the table
+
+--play N plays self-play games until the record holds N: Scacco against itself at the clock
+(10+0.1 by default), each opening of ../shared/data/chessathome_openings.fen once with each
+colour, and a share of the games (--chess960) from random Chess960 start positions.  Each game
+is one JSON line of --games (bench/quality/wdl-games.jsonl): its start, whether it is Chess960,
+the result, and for every move the position's material and the mover's score as the engine
+reported it (`score cp`, normalised) and in the network's raw units (the reported score over
+the scale of engine/score.py at that material; the engine is this interpreter's scacco, so
+the two agree).  Stopped and started again, it goes on with the next game; progress on stderr.
+The PGN of the games goes beside the record (wdl-games.pgn), for other benches to sample.
+
+The fit: Stockfish's shape (engine/score.py's WdlModel).  Every position not scored as a mate
+is one observation of the game's result from the mover's side; a(m) and b(m) are cubic
+polynomials of m/58 (m the material, clamped to 17..78), chosen by maximum likelihood.  The
+calibration: positions in buckets of raw score (100 wide) and of material, the model's mean
+predicted win, draw and loss against the observed shares, for buckets of at least 200
+positions (the target: within 5 points each), with the number of games the bucket's positions
+come from (the positions of one game share its result: a bucket of few games is noisier than
+its count of positions says).  Games are resign-adjudicated when both sides
+report 1000 or more for 10 plies in a row (the result is then the one the score says); no
+draw is adjudicated, a game ends drawn only by the rules or at 400 plies.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import chess
+import chess.engine
+import chess.pgn
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.shared import shared_dir  # noqa: E402
+from bench.engines import close_all  # noqa: E402
+from scacco.engine.score import NETWORK_SCALE, WDL_MODEL, WdlModel, material  # noqa: E402
+
+RESIGN_CP = 1000
+RESIGN_PLIES = 10
+MAX_PLIES = 400
+LOW, HIGH, NORM = 17, 78, 58
+DEGREE = 3
+
+
+def starts(count: int, share960: float, seed: int = 20261204):
+    """The games' starts, in order: (fen, chess960) pairs, each start twice (both colours
+    are one engine, so the pair is one opening played twice; it keeps the set balanced)."""
+    fens = [line.split(";")[0].strip() for line in
+            (shared_dir() / "data" / "chessathome_openings.fen").read_text().splitlines()
+            if line.strip()]
+    rng = random.Random(seed)
+    rng.shuffle(fens)
+    out, standard = [], iter(fens)
+    for i in range(0, count, 2):
+        if rng.random() < share960:
+            fen, c960 = chess.Board.from_chess960_pos(rng.randrange(960)).fen(), True
+        else:
+            fen, c960 = next(standard), False
+        out += [(fen, c960), (fen, c960)]
+    return out[:count]
+
+
+def play_one(index: int, fen: str, c960: bool, tc: str):
+    base, _, inc = tc.partition("+")
+    base, inc = float(base), float(inc or 0)
+    command = [sys.executable, "-m", "scacco"]
+    engines = [chess.engine.SimpleEngine.popen_uci(command, timeout=30) for _ in range(2)]
+    board = chess.Board(fen, chess960=c960)
+    game = chess.pgn.Game()
+    game.setup(board)
+    game.headers.update(Event="wdl self-play", Round=str(index + 1), White="scacco",
+                        Black="scacco")
+    if c960:
+        game.headers["Variant"] = "Chess960"
+    clock, moves, streak, result, node = [base, base], [], 0, None, game
+    try:
+        while result is None:
+            outcome = board.outcome(claim_draw=True)
+            if outcome:
+                result = outcome.result()
+                break
+            if board.ply() >= MAX_PLIES:
+                result = "1/2-1/2"
+                break
+            side = 0 if board.turn == chess.WHITE else 1
+            limit = chess.engine.Limit(white_clock=clock[0], black_clock=clock[1],
+                                       white_inc=inc, black_inc=inc)
+            start = time.perf_counter()
+            played = engines[side].play(board, limit, info=chess.engine.INFO_SCORE)
+            clock[side] += inc - (time.perf_counter() - start)
+            if clock[side] < -0.1:
+                raise RuntimeError(f"game {index + 1}: lost on time at ply {board.ply()}")
+            score = played.info.get("score")
+            m = material(board)
+            if score is not None and score.relative.mate() is None:
+                cp = score.relative.score()
+                moves.append([m, cp, round(cp / NETWORK_SCALE.factor(m), 1)])
+                white_cp = cp if board.turn == chess.WHITE else -cp
+                if abs(white_cp) >= RESIGN_CP and (streak == 0 or (white_cp > 0) == (streak > 0)):
+                    streak += 1 if white_cp > 0 else -1
+                else:
+                    streak = 0
+            else:
+                moves.append([m, None, None])
+                mate = score.white().mate() if score is not None else None
+                streak = 0 if mate is None else (streak + 1 if mate > 0 else streak - 1)
+            node = node.add_variation(played.move)
+            board.push(played.move)
+            if abs(streak) >= RESIGN_PLIES:
+                result = "1-0" if streak > 0 else "0-1"
+    finally:
+        close_all(engines)
+    game.headers["Result"] = result
+    record = {"start": fen, "chess960": c960, "result": result, "moves": moves}
+    return record, str(game)
+
+
+def play(path: Path, count: int, tc: str, share960: float, concurrency: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    done = sum(1 for line in path.open() if line.strip()) if path.exists() else 0
+    todo = list(enumerate(starts(count, share960)))[done:]
+    if not todo:
+        print(f"{path}: {done} games already", file=sys.stderr)
+        return
+    pgn_path = path.with_suffix(".pgn")
+    lock, finished = threading.Lock(), {}
+    next_to_write = [done]
+    t0 = time.time()
+    # games finish out of order; they are written in order so that the record's length says
+    # which ones are done
+    with ThreadPoolExecutor(concurrency) as pool, path.open("a") as out, \
+            pgn_path.open("a") as pgn_out:
+        futures = [pool.submit(play_one, i, fen, c960, tc) for i, (fen, c960) in todo]
+        for future in futures:
+            record, pgn = future.result()
+            with lock:
+                out.write(json.dumps(record) + "\n")
+                out.flush()
+                pgn_out.write(pgn + "\n\n")
+                pgn_out.flush()
+                next_to_write[0] += 1
+                n = next_to_write[0]
+                rate = (time.time() - t0) / (n - done)
+                print(f"game {n}/{count} {record['result']} ({len(record['moves'])} plies,"
+                      f" {'960' if record['chess960'] else 'std'}), ~{rate * (count - n) / 60:.0f}"
+                      " min left", file=sys.stderr, flush=True)
+    del finished
+
+
+def observations(path: Path, last: int | None = None):
+    """(raw score, material, outcome, game) of every non-mate position; outcome from the
+    mover's side: 1 win, 0 draw, -1 loss; game the record's line number."""
+    out = []
+    for number, line in enumerate(path.open()):
+        record = json.loads(line)
+        white = {"1-0": 1, "0-1": -1, "1/2-1/2": 0}[record["result"]]
+        board = chess.Board(record["start"], chess960=record["chess960"])
+        white_to_move = board.turn == chess.WHITE
+        for m, cp, raw in record["moves"]:
+            if raw is not None:
+                out.append((raw, m, white if white_to_move else -white, number))
+            white_to_move = not white_to_move
+    return out
+
+
+def predict(model: WdlModel, raw: float, m: int):
+    w, d, l = model.per_mille(raw, m)
+    return w / 10, d / 10, l / 10
+
+
+def fit(obs) -> WdlModel:
+    import numpy as np
+    from scipy.optimize import minimize
+    v = np.array([o[0] for o in obs], dtype=float)
+    x = np.clip(np.array([o[1] for o in obs], dtype=float), LOW, HIGH) / NORM
+    y = np.array([o[2] for o in obs])
+    powers = np.stack([x ** i for i in range(DEGREE + 1)], axis=1)
+
+    def loss(params):
+        a = powers @ params[:DEGREE + 1]
+        b = np.maximum(powers @ params[DEGREE + 1:], 1.0)
+        pw = 1 / (1 + np.exp(np.clip((a - v) / b, -50, 50)))
+        pl = 1 / (1 + np.exp(np.clip((a + v) / b, -50, 50)))
+        pd = np.maximum(1 - pw - pl, 1e-9)
+        p = np.where(y == 1, pw, np.where(y == -1, pl, pd))
+        return -np.mean(np.log(np.maximum(p, 1e-9)))
+
+    start = np.array([200.0] + [0.0] * DEGREE + [80.0] + [0.0] * DEGREE)
+    best = minimize(loss, start, method="Nelder-Mead",
+                    options={"maxiter": 20000, "maxfev": 20000, "xatol": 1e-3, "fatol": 1e-9})
+    best = minimize(loss, best.x, method="BFGS")
+    params = [round(float(c), 3) for c in best.x]
+    print(f"log loss {best.fun:.5f} on {len(obs)} positions", file=sys.stderr)
+    return WdlModel(a=tuple(params[:DEGREE + 1]), b=tuple(params[DEGREE + 1:]), low=LOW,
+                    high=HIGH, norm=NORM)
+
+
+def calibration(model: WdlModel, obs, minimum: int = 200) -> float:
+    """Print predicted against observed shares by score and material bucket; return the
+    largest gap (points) over buckets of at least `minimum` positions."""
+    phases = [("all", 0, 99), ("m >= 50", 50, 99), ("m 25-49", 25, 49), ("m <= 24", 0, 24)]
+    worst = 0.0
+    print(f"{'material':>9} {'raw score':>11} {'n':>6} {'games':>5}   predicted W/D/L"
+          "     observed W/D/L")
+    for name, lo, hi in phases:
+        buckets = {}
+        for raw, m, outcome, game in obs:
+            if lo <= m <= hi:
+                key = max(-8, min(8, math.floor((raw + 50) / 100)))
+                buckets.setdefault(key, []).append((raw, m, outcome, game))
+        for key in sorted(buckets):
+            rows = buckets[key]
+            if len(rows) < 50:
+                continue
+            pred = [sum(predict(model, raw, m)[i] for raw, m, *_ in rows) / len(rows)
+                    for i in range(3)]
+            seen = [100 * sum(1 for _, _, o, _ in rows if o == k) / len(rows) for k in (1, 0, -1)]
+            games = len({game for *_, game in rows})
+            gap = max(abs(p - s) for p, s in zip(pred, seen))
+            label = (f"<= {key * 100 + 50}" if key == -8 else f">= {key * 100 - 50}" if key == 8
+                     else f"{key * 100 - 50}..{key * 100 + 50}")
+            mark = ""
+            if len(rows) >= minimum:
+                worst = max(worst, gap)
+                mark = " *" if gap > 5 else ""
+            print(f"{name:>9} {label:>11} {len(rows):>6} {games:>5}   {pred[0]:5.1f} {pred[1]:5.1f}"
+                  f" {pred[2]:5.1f}    {seen[0]:5.1f} {seen[1]:5.1f} {seen[2]:5.1f}{mark}")
+    return worst
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--play", type=int, metavar="N", help="play until N games are recorded")
+    parser.add_argument("--tc", default="10+0.1")
+    parser.add_argument("--chess960", type=float, default=0.25,
+                        help="share of games from Chess960 starts")
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--games", default=str(ROOT / "bench" / "quality" / "wdl-games.jsonl"))
+    args = parser.parse_args()
+    path = Path(args.games)
+    if args.play:
+        play(path, args.play, args.tc, args.chess960, args.concurrency)
+    if not path.exists():
+        print(f"{path}: no games recorded (--play N first)", file=sys.stderr)
+        return 1
+    obs = observations(path)
+    games = sum(1 for _ in path.open())
+    print(f"{games} games, {len(obs)} scored positions")
+    model = fit(obs)
+    print(f"fitted: WdlModel(a={model.a}, b={model.b}, low={LOW}, high={HIGH}, norm={NORM})")
+    for m in (78, 58, 40, 20):
+        a, b = model.parameters(m)
+        print(f"  material {m}: a {a:.1f}, b {b:.1f} (raw units)")
+    print("calibration of the fitted model:")
+    worst = calibration(model, obs)
+    print(f"largest gap in buckets of >= 200 positions: {worst:.1f} points (target <= 5)")
+    print("calibration of engine/score.py's WDL_MODEL:")
+    worst = calibration(WDL_MODEL, obs)
+    print(f"largest gap in buckets of >= 200 positions: {worst:.1f} points (target <= 5)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
