@@ -11,10 +11,14 @@
    through the game, as the analysis), or with --reference scacco-fresh the same with each
    position searched on its own (table and histories cleared first); the same lichess rules
    (engine/review/accuracy.py judge) turn the reference evaluations into judgements.  Stockfish's
-   centipawns are already on the normalised scale; Scacco's are cached raw and scaled by
-   the scale of the evaluation that searched (engine.score.cp_scale) when read.
-4. Precision (our blunders that the reference calls blunders) and recall (the reference's
-   blunders that we call blunders), also for "mistake or worse".
+   centipawns are already on the normalised scale; Scacco's are cached raw and normalised
+   (engine.score.normalised_cp, by the position's material) when read.
+4. The headline figures, as issue 29 sets them: precision, of the moves we mark `??`, the
+   share the reference calls a mistake or a blunder; recall, of the reference's blunders, the
+   share we mark `?` or `??`; each side's game accuracy against lichess's formula on the
+   reference's evaluations (the mean absolute difference over player-games) and the average
+   centipawn loss (ours over the reference's, in total and per player-game).  Also the strict
+   figures (blunder against blunder, mistake-or-worse against mistake-or-worse).
 5. With --against KIND, a second reference already cached for the games (run with
    --reference KIND first): how far the two references agree with each other (the second's
    blunders against the first's: how well the reference repeats itself, about the best an
@@ -22,6 +26,8 @@
    not), the others left out.
 
     python bench/analysis_quality.py --games /tmp/scacco-quality.pgn --count 10 --jobs 2
+    python bench/analysis_quality.py --games bench/quality/sf-set.pgn --no-play --count 100 \
+        --sf-depth 18 --jobs 2           # the set of bench/make_quality_set.py, the primary figure
 
 --jobs N plays, analyses and evaluates N games at a time (the figures do not depend on it).
 Progress on stderr; the reference evaluations are cached in --games + ".stockfish-d20.jsonl"
@@ -39,16 +45,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from scacco.engine import accuracy as acc  # noqa: E402
+from scacco.engine.review import accuracy as acc  # noqa: E402
 from scacco.engine.review.accuracy import Eval  # noqa: E402
-from scacco.engine.score import cp_scale  # noqa: E402
+from scacco.engine.score import material, normalised_cp  # noqa: E402
 from scacco.engine.review.analysis import (DEFAULT_NODES, DEFAULT_REVIEW, Budget, analyse_game,  # noqa: E402
                                     evaluate_position, judge_move)
 from scacco.engine.batch import Failure, run_local  # noqa: E402
 from scacco.engine.board import Board  # noqa: E402
 from scacco.engine.levels import play  # noqa: E402
 from scacco.engine.pgn import Game, MoveNode, read_games, write_game  # noqa: E402
-from scacco.engine.search import Searcher, default_network  # noqa: E402
+from scacco.engine.search import Searcher, default_network, score_to_cp_mate  # noqa: E402
 from tests.shared import shared_dir  # noqa: E402
 
 MAX_PLIES = 200
@@ -145,18 +151,40 @@ def scacco_evals(game: Game, nodes: int, fresh: bool = False):
             result = searcher.search(board, nodes=nodes)
             sign = 1 if board.turn else -1
             score = ({"mate": sign * result.score_mate} if result.score_mate is not None
-                     else {"cp_raw": sign * result.score_cp})
+                     else {"cp_raw": sign * score_to_cp_mate(result.score)[0]})
             out.append((score, result.best_move))
         if index < len(game.moves):
             board.push_uci(game.moves[index].uci)
     return out
 
 
-def normalised(evals, scale: float):
-    """Evaluations with Scacco's raw centipawns ("cp_raw") put on the analysis' scale (`scale`:
-    the cp_scale of the evaluation that searched)."""
-    return [({"cp": round(e["cp_raw"] * scale)} if "cp_raw" in e else e, best)
-            for e, best in evals]
+def normalised(game: Game, evals, network):
+    """Evaluations with Scacco's raw centipawns ("cp_raw") put on the analysis' scale (that of
+    `network`'s evaluation at each position's material)."""
+    out, board = [], game.board()
+    for index, (e, best) in enumerate(evals):
+        if "cp_raw" in e:
+            e = {"cp": normalised_cp(e["cp_raw"], network, material(board))}
+        out.append((e, best))
+        if index < len(game.moves):
+            board.push_uci(game.moves[index].uci)
+    return out
+
+
+def reference_sides(game: Game, evals):
+    """lichess's game accuracy and average centipawn loss per side, (White, Black), on the
+    reference's evaluations (null moves are not in these games)."""
+    board = game.board()
+    wins = [acc.eval_win_percent(Eval(**e)) for e, _ in evals]
+    accuracy = acc.game_accuracy(wins, bool(board.turn))
+    losses = {True: [], False: []}
+    white = bool(board.turn)
+    for ply in range(len(game.moves)):
+        losses[white].append(acc.centipawn_loss(Eval(**evals[ply][0]), Eval(**evals[ply + 1][0]),
+                                                white))
+        white = not white
+    return ((accuracy[0], acc.average_centipawn_loss(losses[True])),
+            (accuracy[1], acc.average_centipawn_loss(losses[False])))
 
 
 def judgements(game: Game, evals):
@@ -252,11 +280,18 @@ def main() -> int:
                              "agree, and our figures on the moves they judge alike")
     parser.add_argument("--sf-depth", type=int, default=20)
     parser.add_argument("--factor", type=int, default=20)
+    parser.add_argument("--no-play", action="store_true",
+                        help="judge the games of --games as they are (none played)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="processes (games in parallel; the figures do not depend on it)")
     args = parser.parse_args()
     path = Path(args.games)
-    play_games(path, args.count, args.elo, args.strong_nodes, args.jobs)
+    if args.no_play:
+        if not path.exists():
+            print(f"{path}: no such file (--no-play reads a made set)", file=sys.stderr)
+            return 2
+    else:
+        play_games(path, args.count, args.elo, args.strong_nodes, args.jobs)
     network = default_network()          # what Searcher() evaluates with
     evaluation = "classical" if network is None else "nnue"
     cache_path = Path(str(path) + f".{reference_key(args.reference, args, evaluation)}.jsonl")
@@ -280,6 +315,7 @@ def main() -> int:
     positions = reviewed = 0
     near = [0, 0]     # our blunders the reference calls a mistake or worse, and the other way
     lines = []
+    player_games = []  # (our accuracy, the reference's, our ACPL, the reference's) per side
     start = time.monotonic()
     tasks = [(number, game, args, key in cache)
              for number, (game, key) in enumerate(zip(games, keys), 1)]
@@ -291,7 +327,11 @@ def main() -> int:
             cache[key] = evals
             with open(cache_path, "a") as handle:
                 handle.write(json.dumps({"round": key, "evals": evals}) + "\n")
-        reference_evals = normalised(cache[key], cp_scale(network))
+        reference_evals = normalised(game, cache[key], network)
+        for side, (ref_accuracy, ref_acpl) in zip((analysis.white, analysis.black),
+                                                 reference_sides(game, reference_evals)):
+            if side.accuracy is not None and ref_accuracy is not None:
+                player_games.append((side.accuracy, ref_accuracy, side.acpl, ref_acpl))
         reference = judgements(game, reference_evals)
         for name, classes in (("blunder", {acc.BLUNDER}), ("mistake+", {acc.BLUNDER, acc.MISTAKE})):
             counts = scores(ours, reference, classes)
@@ -299,7 +339,7 @@ def main() -> int:
         near = [t + c for t, c in zip(near, scores(ours, reference, {acc.BLUNDER},
                                                    near={acc.BLUNDER, acc.MISTAKE}))]
         if second is not None:
-            other = judgements(game, normalised(second[key], cp_scale(network)))
+            other = judgements(game, normalised(game, second[key], network))
             repeat = [t + c for t, c in zip(repeat, scores(other, reference, {acc.BLUNDER}))]
             ours_second = [t + c for t, c in zip(ours_second, scores(ours, other, {acc.BLUNDER}))]
             # the moves the two references judge alike (blunder or not); the others are left out
@@ -324,8 +364,23 @@ def main() -> int:
         print(f"{name:9} ours {mine:3}  reference {theirs:3}  agreed {both:3}  "
               f"precision {ratio(both, mine)}  recall {ratio(both, theirs)}")
     mine, theirs = totals["blunder"][1:]
-    print(f"our blunders the reference calls a mistake or worse: {near[0]}/{mine}; the reference's "
-          f"blunders we call a mistake or worse: {near[1]}/{theirs}")
+    print(f"precision: our blunders the reference calls a mistake or worse: {near[0]}/{mine} "
+          f"{ratio(near[0], mine)} (target >= 90%)")
+    print(f"recall: the reference's blunders we call a mistake or worse: {near[1]}/{theirs} "
+          f"{ratio(near[1], theirs)} (target >= 90%)")
+    if player_games:
+        gap = sum(abs(a - b) for a, b, *_ in player_games) / len(player_games)
+        bias = sum(a - b for a, b, *_ in player_games) / len(player_games)
+        ours_cpl = sum(c for *_, c, _ in player_games)
+        ref_cpl = sum(d for *_, d in player_games)
+        relative = [abs(c - d) / d for *_, c, d in player_games if d]
+        print(f"game accuracy on {len(player_games)} player-games: mean |ours - reference| "
+              f"{gap:.2f} points (target <= 2.5), mean ours - reference {bias:+.2f}")
+        print(f"ACPL: ours {ours_cpl / len(player_games):.1f}, reference "
+              f"{ref_cpl / len(player_games):.1f} per player-game (ratio "
+              f"{ours_cpl / ref_cpl if ref_cpl else float('nan'):.3f}, target within 0.85..1.15); "
+              f"mean per player-game relative gap "
+              f"{sum(relative) / len(relative) if relative else float('nan'):.1%}")
     if second is not None:
         both, mine, theirs = ours_second
         print(f"against {names[args.against]}: blunders ours {mine}, reference {theirs}, agreed "
