@@ -49,9 +49,9 @@ from scacco.engine.review import accuracy as acc  # noqa: E402
 from scacco.engine.review.accuracy import Eval  # noqa: E402
 from scacco.engine.score import material, normalised_cp  # noqa: E402
 from scacco.engine.review.analysis import (DEFAULT_NODES, DEFAULT_REVIEW, Budget, analyse_game,  # noqa: E402
-                                    evaluate_position, judge_move)
+                                           evaluate_position, judge_move, _game_accuracy)
 from scacco.engine.batch import Failure, run_local  # noqa: E402
-from scacco.engine.board import Board  # noqa: E402
+from scacco.engine.board import NULL_MOVE, Board  # noqa: E402
 from scacco.engine.levels import play  # noqa: E402
 from scacco.engine.pgn import Game, MoveNode, read_games, write_game  # noqa: E402
 from scacco.engine.search import Searcher, default_network, score_to_cp_mate  # noqa: E402
@@ -154,7 +154,7 @@ def scacco_evals(game: Game, nodes: int, fresh: bool = False):
                      else {"cp_raw": sign * score_to_cp_mate(result.score)[0]})
             out.append((score, result.best_move))
         if index < len(game.moves):
-            board.push_uci(game.moves[index].uci)
+            board.push_move(game.moves[index].uci)
     return out
 
 
@@ -167,21 +167,23 @@ def normalised(game: Game, evals, network):
             e = {"cp": normalised_cp(e["cp_raw"], network, material(board))}
         out.append((e, best))
         if index < len(game.moves):
-            board.push_uci(game.moves[index].uci)
+            board.push_move(game.moves[index].uci)
     return out
 
 
 def reference_sides(game: Game, evals):
     """lichess's game accuracy and average centipawn loss per side, (White, Black), on the
-    reference's evaluations (null moves are not in these games)."""
+    reference's evaluations; a null move (a pass) is not judged, as in the analysis."""
     board = game.board()
     wins = [acc.eval_win_percent(Eval(**e)) for e, _ in evals]
-    accuracy = acc.game_accuracy(wins, bool(board.turn))
+    passes = {ply for ply, node in enumerate(game.moves) if node.uci == NULL_MOVE}
+    accuracy = _game_accuracy(wins, bool(board.turn), passes)
     losses = {True: [], False: []}
     white = bool(board.turn)
     for ply in range(len(game.moves)):
-        losses[white].append(acc.centipawn_loss(Eval(**evals[ply][0]), Eval(**evals[ply + 1][0]),
-                                                white))
+        if ply not in passes:
+            losses[white].append(acc.centipawn_loss(Eval(**evals[ply][0]),
+                                                    Eval(**evals[ply + 1][0]), white))
         white = not white
     return ((accuracy[0], acc.average_centipawn_loss(losses[True])),
             (accuracy[1], acc.average_centipawn_loss(losses[False])))
@@ -194,10 +196,11 @@ def judgements(game: Game, evals):
     for ply, node in enumerate(game.moves):
         before, best = evals[ply]
         after, _ = evals[ply + 1]
-        verdict, _ = judge_move(Eval(**before), Eval(**after), bool(board.turn), node.uci, best)
-        if verdict:
-            out[ply] = verdict
-        board.push_uci(node.uci)
+        if node.uci != NULL_MOVE:
+            verdict, _ = judge_move(Eval(**before), Eval(**after), bool(board.turn), node.uci, best)
+            if verdict:
+                out[ply] = verdict
+        board.push_move(node.uci)
     return out
 
 
@@ -255,7 +258,7 @@ def load_cache(path: Path) -> dict:
     if path.exists():
         for line in open(path):
             record = json.loads(line)
-            cache[record["round"]] = record["evals"]
+            cache[record["game"]] = record["evals"]
     return cache
 
 
@@ -297,7 +300,8 @@ def main() -> int:
     cache_path = Path(str(path) + f".{reference_key(args.reference, args, evaluation)}.jsonl")
     cache = load_cache(cache_path)
     games = list(read_games(str(path)))[:args.count]
-    keys = [game.headers.get("Round", str(number)) for number, game in enumerate(games, 1)]
+    # a game's cache key is its number in the file: Round headers repeat in real exports ("?")
+    keys = [str(number) for number in range(1, len(games) + 1)]
     second = None
     if args.against:
         second_path = Path(str(path) + f".{reference_key(args.against, args, evaluation)}.jsonl")
@@ -326,7 +330,7 @@ def main() -> int:
         if key not in cache:
             cache[key] = evals
             with open(cache_path, "a") as handle:
-                handle.write(json.dumps({"round": key, "evals": evals}) + "\n")
+                handle.write(json.dumps({"game": key, "evals": evals}) + "\n")
         reference_evals = normalised(game, cache[key], network)
         for side, (ref_accuracy, ref_acpl) in zip((analysis.white, analysis.black),
                                                  reference_sides(game, reference_evals)):
