@@ -248,11 +248,33 @@ cdef bint see_ge(Position* p, Move m, int threshold) noexcept nogil:
 # ---------------------------------------------------------------------------------------------
 # Draws inside the tree
 
-cdef inline bint is_draw(Position* p) noexcept nogil:
+# A repetition is a draw inside the tree when the earlier occurrence is after the root (`ply`
+# plies back is the root): the side that repeats could repeat again.  A position that only
+# repeats one from the game before the root is drawn only at its third occurrence, as the rules
+# say; otherwise a side that is lost would "hold" by returning to a position the game passed
+# through once, and the analysis would read a won game as 0.00 (Stockfish's rule too).
+cdef inline bint repetition_draw(Position* p, int ply) noexcept nogil:
+    cdef int limit = p.st.rule50
+    cdef int depth = <int>(p.st - p.states)
+    cdef int i = 4
+    cdef bint seen = False
+    if p.st.plies_from_null < limit:
+        limit = p.st.plies_from_null
+    if limit > depth:
+        limit = depth
+    while i <= limit:
+        if (p.st - i).key == p.st.key:
+            if i < ply or seen:
+                return True
+            seen = True
+        i += 2
+    return False
+
+cdef inline bint is_draw(Position* p, int ply) noexcept nogil:
     cdef Move moves[MAX_MOVES]
     if p.st.rule50 >= 100:
         return p.st.checkers == 0 or generate_moves(p, GEN_ALL, moves) > 0
-    return repetition_count(p, 1) > 0 or insufficient_material(p)
+    return repetition_draw(p, ply) or insufficient_material(p)
 
 cdef inline bint has_non_pawn_material(Position* p, int color) noexcept nogil:
     return (p.by_color[color] & ~(p.by_type[PAWN] | p.by_type[KING])) != 0
@@ -518,7 +540,7 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply, int qdepth) noexc
         return 0
     if ply > sd.seldepth:
         sd.seldepth = ply
-    if is_draw(p):
+    if is_draw(p, ply):
         return VALUE_DRAW
     if ply >= MAX_PLY - 2:
         return evaluate(p) if not in_check else VALUE_DRAW
@@ -628,7 +650,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
         sd.seldepth = ply
     in_check = p.st.checkers != 0
     if not root:
-        if is_draw(p):
+        if is_draw(p, ply):
             return VALUE_DRAW
         if ply >= MAX_PLY - 2:
             return evaluate(p) if not in_check else VALUE_DRAW

@@ -300,10 +300,10 @@ def threefold_entries():
 # searched alone (searchmoves, depth 24, cleared hash), keeping those at +1.50 or better; keyed
 # by the am move of each line.  On line 1 (am h5h1) no move reaches +1.50 before depth 28
 # (Stockfish itself repeats at depths 7-27, and its bm f7g8 scores -4.2 to -4.9), so that line
-# only checks that the repetition is seen.  Stockfish does not count a single repetition of a
-# position played before the root as a draw, so it scores the am moves of lines 2-4 as winning
-# too (+2.51 to +6.35); Scacco scores a repetition 0, and so must avoid it while a win remains.
-# The file's bm of lines 2-4 is among the winning moves.
+# only checks the repetitions.  A single repetition of a position played before the root is no
+# draw (the rules want a third occurrence, and Stockfish scores the am moves of lines 2-4 as
+# winning too: +2.51 to +6.35), so there am is as good as the winning moves; the file's bm of
+# lines 2-4 is among them.
 THREEFOLD_WINNING_MOVES = {
     "h5h1": None,
     "f6d8": "f6e5",
@@ -323,17 +323,26 @@ def test_repetition_traps(searcher, fen, played, bm, am):
     oracle.push_uci(am)
     assert oracle.is_repetition(2), "the am move should repeat a position of the game"
 
-    alone = searcher.search(board, depth=12, searchmoves=[am])
-    assert (alone.best_move, alone.score_cp) == (am, 0), "a repetition of the game is a draw"
+    # The cycle played once more, am comes back to that position a third time: a draw.
+    again = Board(fen)
+    again.push_uci_moves(played + [am] + played)
+    for move in played + [am]:
+        oracle.push_uci(move)
+    assert oracle.is_repetition(3), "the cycle played twice should repeat a position thrice"
+    third = searcher.search(again, depth=12, searchmoves=[am])
+    assert (third.best_move, third.score_cp) == (am, 0), "a third occurrence is a draw"
 
     winning = THREEFOLD_WINNING_MOVES[am]
     if winning is None:
         return
     assert bm in winning.split()
     searcher.clear()
+    alone = searcher.search(board, depth=12, searchmoves=[am])
+    assert alone.best_move == am
+    assert alone.score_mate is not None or alone.score_cp > 0, "a second occurrence is no draw"
+    searcher.clear()
     result = searcher.search(board, depth=18)
-    assert result.best_move != am
-    assert result.best_move in winning.split()
+    assert result.best_move in winning.split() + [am]
     assert result.score_mate is not None or result.score_cp > 0
 
 
