@@ -1,0 +1,238 @@
+"""The Syzygy reader (ext/syzygy.pxi, engine/tablebase.py) against python-chess's chess.syzygy
+on the shared tables: WDL and DTZ of random legal positions of every material present (both
+sides to move, en passant positions included), and bad files refused with their name and the
+reason while the good tables stay in use.  bench/syzygy_check.py runs the full comparison."""
+import os
+import random
+import shutil
+
+import chess
+import chess.syzygy
+import pytest
+
+from scacco.engine.board import Board
+from scacco.engine.tablebase import Tablebase, keep_result_moves, split_paths
+from tests.shared import shared_dir
+
+TABLES = shared_dir() / "data" / "syzygy"
+PER_MATERIAL = 150
+
+pytestmark = pytest.mark.skipif(not TABLES.is_dir(), reason="no shared Syzygy tables")
+
+
+def materials():
+    if not TABLES.is_dir():
+        return []
+    return sorted(name[:-5] for name in os.listdir(TABLES) if name.endswith(".rtbw"))
+
+
+def random_position(name: str, rng: random.Random, en_passant: bool = False):
+    """A random legal position of the material `name` (white's pieces first), no castling;
+    with en_passant, one where the side to move can take en passant (when the material has
+    a pawn of each colour), else None."""
+    white, black = name.split("v")
+    for _ in range(10000):
+        board = chess.Board(None)
+        board.turn = rng.random() < 0.5
+        squares = list(range(64))
+        rng.shuffle(squares)
+        placed = []
+        if en_passant:
+            if "P" not in white or "P" not in black:
+                return None
+            # The side not to move has just pushed a pawn two squares beside a pawn of ours.
+            mover = board.turn
+            file = rng.randrange(8)
+            side = rng.choice([f for f in (file - 1, file + 1) if 0 <= f < 8])
+            rank = 3 if mover == chess.BLACK else 4
+            pushed = chess.square(file, rank)
+            ours = chess.square(side, rank)
+            over = chess.square(file, rank - 1 if mover == chess.BLACK else rank + 1)
+            start = chess.square(file, rank - 2 if mover == chess.BLACK else rank + 2)
+            board.set_piece_at(pushed, chess.Piece(chess.PAWN, not mover))
+            board.set_piece_at(ours, chess.Piece(chess.PAWN, mover))
+            squares = [s for s in squares if s not in (pushed, ours, over, start)]
+            placed = [(not mover, "P"), (mover, "P")]
+        remaining = {chess.WHITE: list(white), chess.BLACK: list(black)}
+        for color, letter in placed:
+            remaining[color].remove(letter)
+        ok = True
+        for color in (chess.WHITE, chess.BLACK):
+            for letter in remaining[color]:
+                square = squares.pop()
+                piece_type = chess.PIECE_SYMBOLS.index(letter.lower())
+                if piece_type == chess.PAWN and chess.square_rank(square) in (0, 7):
+                    ok = False
+                board.set_piece_at(square, chess.Piece(piece_type, color))
+        if not ok:
+            continue
+        if en_passant:
+            board.ep_square = over
+            if not any(board.is_en_passant(m) for m in board.legal_moves):
+                continue
+        if board.is_valid():
+            return board
+    raise AssertionError(f"no legal position found for {name}")
+
+
+@pytest.fixture(scope="module")
+def oracle():
+    with chess.syzygy.open_tablebase(str(TABLES)) as tables:
+        yield tables
+
+
+@pytest.fixture(scope="module")
+def ours():
+    return Tablebase([TABLES])
+
+
+def test_every_shared_table_loads(ours):
+    assert ours.problems == []
+    assert ours.tables == len(materials())
+    assert ours.dtz_tables == len(materials())
+    assert ours.max_pieces == max(len(name) - 1 for name in materials())
+
+
+@pytest.mark.parametrize("name", materials())
+def test_wdl_and_dtz_equal_python_chess(name, oracle, ours):
+    rng = random.Random(name)
+    count = 0
+    for i in range(PER_MATERIAL):
+        board = random_position(name, rng)
+        ours_board = Board(board.fen())
+        expected = (oracle.probe_wdl(board), oracle.probe_dtz(board))
+        assert (ours.probe_wdl(ours_board), ours.probe_dtz(ours_board)) == expected, board.fen()
+        count += 1
+    assert count == PER_MATERIAL
+
+
+@pytest.mark.parametrize("name", [n for n in materials() if "P" in n.split("v")[0] and "P" in n.split("v")[1]]
+                         or ["KPvKP"])
+def test_en_passant_positions_equal_python_chess(name, oracle, ours):
+    rng = random.Random("ep" + name)
+    for i in range(PER_MATERIAL):
+        board = random_position(name, rng, en_passant=True)
+        assert board is not None and board.ep_square is not None
+        ours_board = Board(board.fen())
+        assert ours_board.fen() == board.fen()
+        expected = (oracle.probe_wdl(board), oracle.probe_dtz(board))
+        assert (ours.probe_wdl(ours_board), ours.probe_dtz(ours_board)) == expected, board.fen()
+
+
+def test_positions_outside_the_tables_give_none(ours):
+    # Castling rights, too many pieces, a material with no table.
+    assert ours.probe_wdl(Board("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1")) is None
+    assert ours.probe_dtz(Board("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1")) is None
+    assert ours.probe_wdl(Board()) is None
+    assert ours.probe_wdl(Board("4k3/8/8/8/8/8/8/QQQQK3 w - - 0 1")) is None
+    assert ours.probe_wdl(Board("4k3/8/8/8/8/8/8/4K3 w - - 0 1")) == 0
+
+
+def test_rank_moves_keeps_the_oracles_results(oracle, ours):
+    rng = random.Random(7)
+    for name in ("KRvK", "KQvKR", "KRPvKR", "KPvKP"):
+        for _ in range(5):
+            board = random_position(name, rng)
+            ranking = ours.rank_moves(Board(board.fen()))
+            assert ranking is not None
+            assert sorted(r.move for r in ranking) == sorted(m.uci() for m in board.legal_moves)
+            for r in ranking:
+                child = board.copy()
+                child.push_uci(r.move)
+                assert r.after_wdl == oracle.probe_wdl(child)
+                assert r.after_dtz == oracle.probe_dtz(child)
+                assert r.wdl == -r.after_wdl
+            # Best first: the first move keeps the root's result.
+            assert ranking[0].wdl == oracle.probe_wdl(board)
+
+
+def test_keep_result_moves_never_spoils_the_result(oracle, ours):
+    rng = random.Random(11)
+    for name in ("KQvKR", "KRPvKR", "KPvK"):
+        for _ in range(5):
+            board = random_position(name, rng)
+            ranking = ours.rank_moves(Board(board.fen()))
+            kept = keep_result_moves(ranking, 0)
+            assert kept
+            root = oracle.probe_wdl(board)
+            for move in kept:
+                child = board.copy()
+                child.push_uci(move)
+                assert -oracle.probe_wdl(child) == root
+
+
+def test_split_paths():
+    assert split_paths(None) == []
+    assert split_paths("<empty>") == []
+    assert split_paths("") == []
+    assert split_paths(os.pathsep.join(["a", "", "b "])) == ["a", "b"]
+    assert split_paths(["x", "y"]) == ["x", "y"]
+
+
+# -- bad files --------------------------------------------------------------------------------
+
+@pytest.fixture
+def bad_folder(tmp_path):
+    """A folder with some good tables and several bad ones."""
+    for name in ("KRvK", "KQvK"):
+        for suffix in (".rtbw", ".rtbz"):
+            shutil.copy(TABLES / (name + suffix), tmp_path / (name + suffix))
+    data = (TABLES / "KRvKR.rtbw").read_bytes()
+    (tmp_path / "KRvKR.rtbw").write_bytes(data[: len(data) // 2])            # cut
+    (tmp_path / "KRvKR.rtbz").write_bytes(b"\0\0\0\0" + (TABLES / "KRvKR.rtbz").read_bytes()[4:])
+    (tmp_path / "KBvK.rtbw").mkdir()                                           # a folder
+    (tmp_path / "KNvK.rtbw").write_bytes(b"PK\3\4" + bytes(4 * 64 + 12))     # foreign (a zip)
+    (tmp_path / "KPvK.rtbw").write_bytes(b"")                                 # empty
+    # Cut at a size a whole table could have: the data the header describes is missing.
+    data = (TABLES / "KQvKR.rtbw").read_bytes()
+    (tmp_path / "KQvKR.rtbw").write_bytes(data[: len(data) // 2 // 64 * 64 + 16])
+    # The right magic and size, but the header of another material.
+    (tmp_path / "KBvKN.rtbw").write_bytes((TABLES / "KQvK.rtbw").read_bytes())
+    (tmp_path / "README.md").write_text("not a table")
+    return tmp_path
+
+
+def test_bad_files_are_refused_with_name_and_reason(bad_folder):
+    tables = Tablebase([bad_folder])
+    problems = {p.split(": ", 1)[0]: p.split(": ", 1)[1] for p in tables.problems}
+    expected = {"KRvKR.rtbw": "size", "KRvKR.rtbz": "magic", "KBvK.rtbw": "folder",
+                "KNvK.rtbw": "magic", "KPvK.rtbw": "empty", "KBvKN.rtbw": "pieces",
+                "KQvKR.rtbw": "truncated"}
+    assert {os.path.basename(path) for path in problems} == set(expected)
+    for path, reason in problems.items():
+        assert expected[os.path.basename(path)] in reason, (path, reason)
+    # The good tables are still used.
+    assert tables.tables == 2
+    board = Board("8/8/8/8/8/2k5/8/R3K3 w - - 0 1")
+    with chess.syzygy.open_tablebase(str(TABLES)) as oracle:
+        reference = chess.Board(board.fen())
+        assert tables.probe_wdl(board) == oracle.probe_wdl(reference)
+        assert tables.probe_dtz(board) == oracle.probe_dtz(reference)
+    assert tables.probe_wdl(Board("8/8/8/8/8/2k5/8/R3K2r w - - 0 1")) is None
+
+
+def test_corrupt_sizes_inside_a_table_are_refused_or_probe_safely(tmp_path):
+    """Bytes of the header changed at random: the file is refused, or its probes answer
+    something or None, but never read outside the file (a crash would end the test run)."""
+    data = bytearray((TABLES / "KRPvKR.rtbw").read_bytes())
+    rng = random.Random(3)
+    boards = [Board(random_position("KRPvKR", rng).fen()) for _ in range(20)]
+    for trial in range(40):
+        corrupt = bytearray(data)
+        for _ in range(4):
+            corrupt[rng.randrange(4, 200)] = rng.randrange(256)
+        path = tmp_path / str(trial)
+        path.mkdir()
+        (path / "KRPvKR.rtbw").write_bytes(bytes(corrupt))
+        tables = Tablebase([path])
+        if tables.problems:
+            assert tables.problems[0].startswith(str(path / "KRPvKR.rtbw") + ": ")
+            continue
+        for board in boards:
+            assert tables.probe_wdl(board) in (None, -2, -1, 0, 1, 2)
+
+
+def test_a_missing_folder_is_a_problem_and_other_folders_are_used(tmp_path):
+    tables = Tablebase(os.pathsep.join([str(tmp_path / "nowhere"), str(TABLES)]))
+    assert tables.problems == [f"{tmp_path / 'nowhere'}: not a folder"]
+    assert tables.tables == len(materials())
