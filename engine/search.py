@@ -56,6 +56,9 @@ MAX_HASH_MB = MAX_HASH_MB_PY
 VALUE_MATE = VALUE_MATE_PY
 VALUE_INFINITE = VALUE_INFINITE_PY
 MATE_BOUND = VALUE_MATE_IN_MAX_PLY_PY
+# Scores from TB_WIN_BOUND up to MATE_BOUND are wins the tablebases prove (ext/search.pxi's
+# VALUE_TB_WIN - ply); they are reported as the largest centipawn score.
+TB_WIN_BOUND = MATE_BOUND - 1 - 128
 # The largest centipawn score a caller sees; larger ones are clamped to it.
 MAX_CP = 9999
 # `go mate N` first tries an exact proof within this many nodes (a few seconds at most).
@@ -82,6 +85,8 @@ def score_to_cp_mate(score: int):
         return None, (VALUE_MATE - score + 1) // 2
     if score <= -MATE_BOUND:
         return None, -((VALUE_MATE + score) // 2)
+    if abs(score) >= TB_WIN_BOUND:
+        return (MAX_CP if score > 0 else -MAX_CP), None
     return max(-MAX_CP, min(MAX_CP, score)), None
 
 
@@ -102,6 +107,7 @@ class SearchInfo:
     pv: List[str]
     score: int = 0  # raw internal score; score_cp is normalised (engine.score)
     wdl: Optional[Tuple[int, int, int]] = None  # win, draw, loss per mille (engine.score.wdl)
+    tbhits: int = 0  # tablebase probes that found their position (root moves included)
 
 
 @dataclass
@@ -238,6 +244,11 @@ class Searcher:
         self._releases = TableWorker("scacco-release")    # and not for these
         self._mate_solver: Optional[MateSearch] = None
         self._token = StopToken()
+        self._tablebase = None            # engine.tablebase.Tablebase, or None
+        self._tb_rule50 = True
+        self._tb_limit = 7
+        self._root_tb_hits = 0            # root moves the tables ranked in this search
+        self._root_tb_score: Optional[int] = None   # the root's result when the tables ranked it
 
     @staticmethod
     def _check_hash(mb) -> None:
@@ -282,6 +293,50 @@ class Searcher:
             return
         self._core.set_network(network)
         self.clear()
+
+    @property
+    def tablebase(self):
+        """The engine.tablebase.Tablebase the search uses, or None."""
+        return self._tablebase
+
+    def set_tablebase(self, tablebase, probe_depth: int = 1, probe_limit: int = 7,
+                      rule50: bool = True) -> None:
+        """Use the Syzygy tables of `tablebase` (an engine.tablebase.Tablebase, or None for
+        none) from the next search on, as Stockfish's options: below the root, positions of at
+        most probe_limit pieces reached by a capture or pawn move, at a remaining depth of at
+        least probe_depth; with rule50, a win the fifty-move rule spoils is a draw.  A root
+        position in the tables is searched among the moves that keep its result (see
+        engine.tablebase.keep_result_moves).  Not during a search.
+
+        :raises ValueError: probe_depth outside 1..100 or probe_limit outside 0..7."""
+        if not isinstance(probe_depth, int) or not 1 <= probe_depth <= 100:
+            raise ValueError(f"probe depth must be in 1..100, not {probe_depth!r}")
+        if not isinstance(probe_limit, int) or not 0 <= probe_limit <= 7:
+            raise ValueError(f"probe limit must be in 0..7, not {probe_limit!r}")
+        self._core.set_tablebase(None if tablebase is None else tablebase.core,
+                                 probe_limit, probe_depth, bool(rule50))
+        self._tablebase = tablebase
+        self._tb_rule50 = bool(rule50)
+        self._tb_limit = probe_limit
+
+    def _tablebase_root_moves(self, board: Board) -> Optional[set]:
+        """The root moves that keep the tables' result (codes), or None when the root is not
+        in the tables (or a move leads out of them).  Sets the root's tbhits and score."""
+        from .tablebase import keep_result_moves
+        tablebase = self._tablebase
+        if (tablebase is None or self._tb_limit == 0
+                or sum(c.isalpha() for c in board.fen().split()[0]) > min(self._tb_limit, tablebase.max_pieces)):
+            return None
+        ranking = tablebase.rank_moves(board)
+        if not ranking:
+            return None
+        self._root_tb_hits = len(ranking)
+        keep = keep_result_moves(ranking, board.halfmove_clock, self._tb_rule50)
+        best = ranking[0].wdl
+        draw_band = 1 if self._tb_rule50 else 0
+        self._root_tb_score = (TB_WIN_BOUND if best > draw_band else
+                               -TB_WIN_BOUND if best < -draw_band else 0)
+        return {board.parse_uci(m) for m in keep}
 
     def resize_hash(self, mb: int, *, background: bool = False) -> None:
         """Give the table mb MB of fresh, empty memory.  The new table is in place when this
@@ -414,6 +469,13 @@ class Searcher:
         allowed = None
         if limits.searchmoves:
             allowed = {board.parse_uci(m) for m in limits.searchmoves}
+        self._root_tb_hits = 0
+        self._root_tb_score = None
+        if self._tablebase is not None and board.castling_fen() == "-":
+            kept = self._tablebase_root_moves(board)
+            if kept is not None:
+                narrowed = kept if allowed is None else (allowed & kept)
+                allowed = narrowed or allowed
         core.set_position(board)
         if core.setup_root(allowed) == 0:
             return SearchResult(None, None, 0 if not board.is_check() else None,
@@ -453,7 +515,7 @@ class Searcher:
                 and not token.has_hard_limit and not infinite:
             depth = 2 * mate + 4      # no mate proven within n: a search of matching depth
         max_depth = MAX_DEPTH if depth is None or infinite else max(1, min(depth, MAX_DEPTH))
-        core.start(token, nodes or 0)
+        core.start(token, nodes or 0, tb_probes=self._root_tb_score is None)
         if parallel:
             core.start_helpers(max_depth)
         proofs_tried = set()
@@ -646,11 +708,21 @@ class Searcher:
         else:
             cp, chances = None, (1000, 0, 0) if mate > 0 else (0, 0, 1000)
         nodes = core.nodes + extra_nodes
+        if self._root_tb_score is not None and mate is None:
+            # The root's result is the tables': a proven win or loss is shown as such (a
+            # mate the search sees is shown instead), a draw as 0.
+            tb_score = self._root_tb_score
+            score = tb_score
+            cp = 0 if tb_score == 0 else (MAX_CP if tb_score > 0 else -MAX_CP)
+            chances = (0, 1000, 0) if tb_score == 0 else ((1000, 0, 0) if tb_score > 0 else (0, 0, 1000))
+        elif abs(score) >= TB_WIN_BOUND and mate is None:
+            cp = MAX_CP if score > 0 else -MAX_CP
+            chances = (1000, 0, 0) if score > 0 else (0, 0, 1000)
         return SearchInfo(depth=depth, seldepth=max(seldepth, depth), multipv=multipv, score_cp=cp,
                           score_mate=mate, bound=bound, nodes=nodes,
                           nps=int(nodes * 1000 / elapsed), time_ms=int(elapsed),
                           hashfull=core.hashfull(), pv=_pv_text(board, pv_codes), score=score,
-                          wdl=chances)
+                          wdl=chances, tbhits=core.tbhits + self._root_tb_hits)
 
     def _ponder_from_table(self, board: Board, best: str) -> Optional[str]:
         walker = board.copy()

@@ -28,7 +28,8 @@ cdef str tb_error_message(int err, str kind):
 
 
 cdef class SyzygyTables:
-    """Syzygy tables from a list of folders (the first folder holding a table wins).
+    """Syzygy tables from a list of folders (for each table, the first file that loads, in
+    folder order).
 
     ``problems`` lists the files refused, as "path: reason"; a missing table is no problem.
     Probes return None when the position is not in the tables (missing table, castling rights,
@@ -52,8 +53,8 @@ cdef class SyzygyTables:
         import re
         name_pattern = re.compile(r"^K[QRBNP]*vK[QRBNP]*$")
         suffixes = {".rtbw": TB_WDL, ".rtbz": TB_DTZ}
-        candidates = {TB_WDL: [], TB_DTZ: []}
-        seen = set()
+        # For each table name, its files in folder order: the first that loads is used.
+        candidates = {TB_WDL: {}, TB_DTZ: {}}
         for folder in folders:
             folder = os.fspath(folder)
             if not os.path.isdir(folder):
@@ -66,23 +67,25 @@ cdef class SyzygyTables:
                 continue
             for entry in entries:
                 stem, suffix = os.path.splitext(entry)
-                if suffix not in suffixes or not name_pattern.match(stem) or entry in seen:
-                    continue
-                seen.add(entry)
-                candidates[suffixes[suffix]].append((stem, os.path.join(folder, entry)))
+                if suffix in suffixes and name_pattern.match(stem):
+                    candidates[suffixes[suffix]].setdefault(stem, []).append(os.path.join(folder, entry))
         self.c.wdl = <TbTable*>calloc(max(1, len(candidates[TB_WDL])), sizeof(TbTable))
         self.c.dtz = <TbTable*>calloc(max(1, len(candidates[TB_DTZ])), sizeof(TbTable))
         if self.c.wdl == NULL or self.c.dtz == NULL:
             raise MemoryError()
-        for stem, path in candidates[TB_WDL]:
-            if self._add(TB_WDL, stem, path, &self.c.wdl[self.c.wdl_count]):
-                self.c.wdl_count += 1
-                self.wdl_names.append(stem)
-                self.c.max_pieces = max(self.c.max_pieces, len(stem) - 1)
-        for stem, path in candidates[TB_DTZ]:
-            if self._add(TB_DTZ, stem, path, &self.c.dtz[self.c.dtz_count]):
-                self.c.dtz_count += 1
-                self.dtz_names.append(stem)
+        for stem, paths in sorted(candidates[TB_WDL].items()):
+            for path in paths:
+                if self._add(TB_WDL, stem, path, &self.c.wdl[self.c.wdl_count]):
+                    self.c.wdl_count += 1
+                    self.wdl_names.append(stem)
+                    self.c.max_pieces = max(self.c.max_pieces, len(stem) - 1)
+                    break
+        for stem, paths in sorted(candidates[TB_DTZ].items()):
+            for path in paths:
+                if self._add(TB_DTZ, stem, path, &self.c.dtz[self.c.dtz_count]):
+                    self.c.dtz_count += 1
+                    self.dtz_names.append(stem)
+                    break
         self._build_hash()
 
     cdef bint _add(self, int kind, str stem, str path, TbTable* t) except -1:

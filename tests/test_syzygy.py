@@ -236,3 +236,107 @@ def test_a_missing_folder_is_a_problem_and_other_folders_are_used(tmp_path):
     tables = Tablebase(os.pathsep.join([str(tmp_path / "nowhere"), str(TABLES)]))
     assert tables.problems == [f"{tmp_path / 'nowhere'}: not a folder"]
     assert tables.tables == len(materials())
+
+
+# -- the search ----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def searcher(ours):
+    from scacco.engine.search import Searcher
+    searcher = Searcher(16)
+    searcher.set_tablebase(ours)
+    return searcher
+
+
+@pytest.mark.parametrize("name", ["KQvKR", "KRPvKR", "KPvK", "KRvKR", "KBNvK"])
+def test_the_search_never_spoils_a_tablebase_result_at_the_root(name, oracle, searcher):
+    rng = random.Random("root" + name)
+    for _ in range(6):
+        board = random_position(name, rng)
+        if board.is_game_over():
+            continue
+        root = oracle.probe_wdl(board)
+        result = searcher.search(Board(board.fen()), depth=6)
+        child = board.copy()
+        child.push_uci(result.best_move)
+        assert -oracle.probe_wdl(child) == root, (board.fen(), result.best_move)
+        assert result.lines[-1].tbhits >= board.legal_moves.count()
+        if root == 0:
+            assert result.score_cp == 0
+        elif root == 2 and result.score_mate is None:
+            assert result.score_cp > 5000
+
+
+def test_the_search_probes_after_captures_below_the_root(ours, searcher):
+    # Six pieces: not in the tables; capturing the knight leads into KRPvKR.
+    board = Board("8/8/4k3/3n4/2R5/8/4P3/4K1r1 w - - 0 1")
+    result = searcher.search(board, depth=8)
+    assert result.lines[-1].tbhits > 0
+    from scacco.engine.search import Searcher
+    plain = Searcher(16)
+    assert plain.search(board, depth=8).lines[-1].tbhits == 0
+
+
+def test_probe_limit_zero_and_no_tables_probe_nothing(ours):
+    from scacco.engine.search import Searcher
+    searcher = Searcher(16)
+    searcher.set_tablebase(ours, probe_limit=0)
+    board = Board("8/8/4k3/3n4/2R5/8/4P3/4K1r1 w - - 0 1")
+    assert searcher.search(board, depth=8).lines[-1].tbhits == 0
+    searcher.set_tablebase(None)
+    assert searcher.search(Board("8/8/8/8/8/2k5/1r6/4K2Q w - - 0 1"), depth=4).lines[-1].tbhits == 0
+    with pytest.raises(ValueError):
+        searcher.set_tablebase(ours, probe_limit=8)
+    with pytest.raises(ValueError):
+        searcher.set_tablebase(ours, probe_depth=0)
+
+
+def test_fifty_move_budget_keeps_a_win_that_must_convert_now(oracle, ours):
+    # A won KQvKR position late in the fifty moves: every move kept must still win within
+    # them (python-chess's DTZ after the move, plus the clock, stays under 100 plies).
+    rng = random.Random("fifty")
+    checked = 0
+    for _ in range(200):
+        board = random_position("KQvKR", rng)
+        dtz = oracle.probe_dtz(board)
+        if oracle.probe_wdl(board) != 2 or not 10 < dtz < 60:
+            continue
+        board.halfmove_clock = 99 - dtz
+        ranking = ours.rank_moves(Board(board.fen()))
+        for move in keep_result_moves(ranking, board.halfmove_clock):
+            child = board.copy()
+            child.push_uci(move)
+            assert oracle.probe_wdl(child) == -2
+            after = oracle.probe_dtz(child)
+            assert child.halfmove_clock == 0 or child.halfmove_clock + abs(after) <= 100
+        checked += 1
+        if checked == 10:
+            break
+    assert checked == 10
+
+
+# -- UCI -------------------------------------------------------------------------------------
+
+def test_uci_syzygy_path_says_what_it_found_and_probes(bad_folder):
+    from tests.uci_client import UciProcess
+    with UciProcess() as engine:
+        engine.send("setoption name SyzygyPath value " + os.pathsep.join([str(bad_folder), str(TABLES)]))
+        said = engine.sync()
+        # The bad files come first: each is refused, and the shared folder's file of the same
+        # name is used instead.
+        assert f"info string found {len(materials())} tablebases" in said
+        refused = [line for line in said if line.startswith("info string tablebase refused: ")]
+        assert any(str(bad_folder / "KBvK.rtbw") in line and "folder" in line for line in refused)
+        assert any(str(bad_folder / "KRvKR.rtbz") in line and "magic" in line for line in refused)
+        assert len(refused) == 7
+        engine.send("position fen 8/8/4k3/3n4/2R5/8/4P3/4K1r1 w - - 0 1")
+        lines = engine.bestmove("go depth 8")
+        infos = [line.split() for line in lines if line.startswith("info depth")]
+        assert int(infos[-1][infos[-1].index("tbhits") + 1]) > 0
+        engine.send("setoption name SyzygyPath value <empty>")
+        engine.send("setoption name SyzygyProbeLimit value 8")
+        said = engine.sync()
+        assert any("SyzygyProbeLimit" in line for line in said)
+        lines = engine.bestmove("go depth 6")
+        infos = [line.split() for line in lines if line.startswith("info depth")]
+        assert infos[-1][infos[-1].index("tbhits") + 1] == "0"
