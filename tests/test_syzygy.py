@@ -340,3 +340,55 @@ def test_uci_syzygy_path_says_what_it_found_and_probes(bad_folder):
         lines = engine.bestmove("go depth 6")
         infos = [line.split() for line in lines if line.startswith("info depth")]
         assert infos[-1][infos[-1].index("tbhits") + 1] == "0"
+
+
+# -- scacco tb ---------------------------------------------------------------------------------
+
+def run_tb(capsys, *args):
+    from scacco.uci.__main__ import main
+    try:
+        status = main(["tb", *args])
+    except SystemExit as exit_:
+        status = exit_.code
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_scacco_tb_lists_every_move_with_the_oracles_result(capsys, oracle):
+    fen = "8/8/8/8/8/2k5/1r6/4K2Q b - - 0 1"
+    status, out, err = run_tb(capsys, fen, "--path", str(TABLES))
+    assert status == 0, err
+    board = chess.Board(fen)
+    assert f"Black to move: win (WDL {oracle.probe_wdl(board)}), DTZ {oracle.probe_dtz(board)}" in out
+    listed = {}
+    for line in out.splitlines():
+        fields = line.split()
+        if line.startswith("  ") and len(fields) >= 2:
+            listed[fields[1]] = line
+    assert set(listed) == {m.uci() for m in board.legal_moves}
+    for move, line in listed.items():
+        child = board.copy()
+        child.push_uci(move)
+        assert f"DTZ {oracle.probe_dtz(child)} after" in line
+    # Winning moves come before losing ones.
+    assert out.index("Winning:") < out.index("Losing:")
+
+
+def test_scacco_tb_refuses_bad_input(capsys, tmp_path):
+    status, _, err = run_tb(capsys, "not a fen", "--path", str(TABLES))
+    assert status == 2 and "bad FEN" in err
+    status, _, err = run_tb(capsys, "8/8/8/8/8/2k5/1r6/4K2Q b - - 0 1", "--path", str(tmp_path / "none"))
+    assert status == 2 and "no such folder" in err
+    status, _, err = run_tb(capsys, "8/8/8/8/8/2k5/1r6/4K2Q b - - 0 1", "--path", str(tmp_path))
+    assert status == 2 and "no Syzygy tables" in err
+    status, _, err = run_tb(capsys, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
+                            "--path", str(TABLES))
+    assert status == 1 and "not in the tables" in err
+    status, _, err = run_tb(capsys, "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "--path", str(TABLES))
+    assert status == 1 and "castling" in err
+
+
+def test_scacco_tb_reads_the_path_from_the_environment(capsys, monkeypatch):
+    monkeypatch.setenv("SCACCO_SYZYGY", str(TABLES))
+    status, out, _ = run_tb(capsys, "8/8/8/8/8/2k5/1r6/4K2Q", "w", "-", "-", "0", "1")
+    assert status == 0 and "White to move" in out
