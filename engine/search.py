@@ -331,7 +331,25 @@ class Searcher:
         if not ranking:
             return None
         self._root_tb_hits = len(ranking)
-        keep = keep_result_moves(ranking, board.halfmove_clock, self._tb_rule50)
+        # The positions since the last capture or pawn move: a win must not wander back to
+        # them (the defender would claim a repetition), and once one has come back, only the
+        # fastest conversions are played.
+        seen = [board.zobrist_key()]
+        walker = board.copy()
+        for _ in range(board.halfmove_clock):
+            try:
+                walker.pop()
+            except IndexError:
+                break
+            seen.append(walker.zobrist_key())
+        repeating = []
+        for r in ranking:
+            after = board.copy()
+            after.push_uci(r.move)
+            if after.zobrist_key() in seen:
+                repeating.append(r.move)
+        keep = keep_result_moves(ranking, board.halfmove_clock, self._tb_rule50,
+                                 repeated=len(set(seen)) < len(seen), repeating=repeating)
         best = ranking[0].wdl
         draw_band = 1 if self._tb_rule50 else 0
         self._root_tb_score = (TB_WIN_BOUND if best > draw_band else
@@ -419,7 +437,7 @@ class Searcher:
                on_info: Optional[Callable[[SearchInfo], None]] = None,
                on_currmove: Optional[Callable[[int, str, int], None]] = None,
                stop: Optional[StopToken] = None, single_thread: bool = False,
-               **limit_keywords) -> SearchResult:
+               use_tablebase: bool = True, **limit_keywords) -> SearchResult:
         """Search board (not modified) at full strength within the limits: a SearchLimits, or
         its fields as keywords (``search(board, depth=8)``); see the module docstring.  Playing
         levels are a layer above this (engine.levels.play).  The search uses the searcher's
@@ -435,6 +453,9 @@ class Searcher:
         ponderhit).  A game clock (wtime...) is the caller's to allocate
         (engine.timeman.time_limits).  Any mate >= 1 is accepted: up to MAX_MATE_MOVES moves
         it is first proven exactly, beyond that searched for.
+
+        use_tablebase=False searches without the tables set by set_tablebase (the playing
+        levels below full strength).
 
         :raises ValueError: on a searchmoves entry that is not a legal move, a bad limit (see
             SearchLimits), or a game clock.
@@ -454,7 +475,8 @@ class Searcher:
                 token.tighten(None, limits.movetime)
         self.wait_for_table()
         return self._search(board, token, limits, multipv, on_info, on_currmove,
-                            parallel=not (single_thread or limits.nodes is not None))
+                            parallel=not (single_thread or limits.nodes is not None),
+                            use_tablebase=use_tablebase)
 
     @property
     def mate_solver(self) -> MateSearch:
@@ -464,14 +486,15 @@ class Searcher:
         return self._mate_solver
 
     def _search(self, board: Board, token: StopToken, limits: SearchLimits, multipv: int,
-                on_info, on_currmove, parallel: bool) -> SearchResult:
+                on_info, on_currmove, parallel: bool, use_tablebase: bool = True) -> SearchResult:
         core = self._core
         allowed = None
         if limits.searchmoves:
             allowed = {board.parse_uci(m) for m in limits.searchmoves}
         self._root_tb_hits = 0
         self._root_tb_score = None
-        if self._tablebase is not None and board.castling_fen() == "-":
+        self._core.set_tablebase_enabled(use_tablebase)
+        if use_tablebase and self._tablebase is not None and board.castling_fen() == "-":
             kept = self._tablebase_root_moves(board)
             if kept is not None:
                 narrowed = kept if allowed is None else (allowed & kept)

@@ -156,14 +156,18 @@ class Tablebase:
         return results
 
 
-def keep_result_moves(ranking: Sequence[MoveResult], rule50: int, fifty_move_rule: bool = True) -> List[str]:
+def keep_result_moves(ranking: Sequence[MoveResult], rule50: int, fifty_move_rule: bool = True,
+                      repeated: bool = False, repeating: Iterable[str] = ()) -> List[str]:
     """The root moves a search may choose among so that it never spoils the tables' result.
 
     Wins: with the fifty-move rule, the winning moves whose DTZ still fits in the fifty moves
-    the halfmove clock ``rule50`` leaves (or, when none fits, the fastest ones); without it,
-    every move that keeps a win (cursed wins count as wins).  Draws: the drawing moves.
-    Losses: every move, unless the fifty-move rule is close enough to save the game, then the
-    moves that resist longest.  Stockfish's root filter (tbprobe.cpp) does the same."""
+    the halfmove clock ``rule50`` leaves (or, when none fits or a position has already
+    occurred twice since the last capture or pawn move, ``repeated``, the fastest ones);
+    without it, every move that keeps a win (cursed wins count as wins).  A winning move in
+    ``repeating`` (it returns to a position of the game) is left out while another win
+    remains.  Draws: the drawing moves.  Losses: every move, unless the fifty-move rule is
+    close enough to save the game, then the moves that resist longest.  Stockfish's root
+    filter (tbprobe.cpp) does the same."""
     if not ranking:
         return []
 
@@ -175,10 +179,13 @@ def keep_result_moves(ranking: Sequence[MoveResult], rule50: int, fifty_move_rul
     best = max(result(r) for r in ranking)
     if best > 0:
         wins = [r for r in ranking if result(r) == best]
+        avoid = set(repeating)
+        fresh = [r for r in wins if r.move not in avoid]
+        wins = fresh or wins
         if not fifty_move_rule:
             return [r.move for r in wins]
         fastest = min(r.dtz for r in wins)
-        limit = 99 - rule50 if fastest + rule50 <= 99 else fastest
+        limit = 99 - rule50 if fastest + rule50 <= 99 and not repeated else fastest
         return [r.move for r in wins if r.dtz <= limit]
     if best == 0:
         return [r.move for r in ranking if result(r) == 0]

@@ -399,6 +399,11 @@ cdef class SearchCore:
         self.sd.tb_probe_depth = probe_depth
         self.sd.tb_rule50 = rule50
 
+    def set_tablebase_enabled(self, bint on):
+        """Probe the tables set by set_tablebase (on) or none of them (off) from the next
+        search on, without forgetting them."""
+        self.sd.tb = NULL if self._tablebase is None or not on else &self._tablebase.c
+
     @property
     def tablebase(self):
         """The SyzygyTables the search probes, or None."""

@@ -392,3 +392,88 @@ def test_scacco_tb_reads_the_path_from_the_environment(capsys, monkeypatch):
     monkeypatch.setenv("SCACCO_SYZYGY", str(TABLES))
     status, out, _ = run_tb(capsys, "8/8/8/8/8/2k5/1r6/4K2Q", "w", "-", "-", "0", "1")
     assert status == 0 and "White to move" in out
+
+
+# -- games against Stockfish -------------------------------------------------------------------
+
+STOCKFISH = "/usr/games/stockfish"
+
+
+def play_out(board: chess.Board, searcher, stockfish, scacco_color: bool, max_plies: int = 300):
+    """Play the game from `board` to its end, Scacco (depth 8 per move, with the tables)
+    against Stockfish (a short fixed time, with the same tables); returns the final board."""
+    import chess.engine
+    ours_board = Board(board.fen())
+    while not board.is_game_over(claim_draw=True) and board.ply() < max_plies:
+        if board.turn == scacco_color:
+            move = searcher.search(ours_board, depth=8).best_move
+        else:
+            move = stockfish.play(board, chess.engine.Limit(time=0.02)).move.uci()
+        board.push_uci(move)
+        ours_board.push_uci(move)
+    return board
+
+
+def convert_won_positions(name: str, count: int, oracle, ours) -> None:
+    """Scacco (white, to move) wins `count` random won positions of `name` against Stockfish
+    with the same tables: every game ends in mate, none by the fifty-move rule."""
+    import chess.engine
+    from scacco.engine.search import Searcher
+    searcher = Searcher(16)
+    searcher.set_tablebase(ours)
+    rng = random.Random("games" + name)
+    stockfish = chess.engine.SimpleEngine.popen_uci(STOCKFISH)
+    try:
+        stockfish.configure({"SyzygyPath": str(TABLES), "Threads": 1, "Hash": 16})
+        played = 0
+        while played < count:
+            board = random_position(name, rng)
+            # A win for the side with the extra material, to move, with a long way to go.
+            if board.turn != chess.WHITE or oracle.probe_wdl(board) != 2 or oracle.probe_dtz(board) < 15:
+                continue
+            start = board.fen()
+            end = play_out(board, searcher, stockfish, chess.WHITE)
+            outcome = end.outcome(claim_draw=True)
+            assert outcome is not None and outcome.winner == chess.WHITE, \
+                (start, end.fen(), outcome, [m.uci() for m in end.move_stack])
+            played += 1
+    finally:
+        stockfish.quit()
+
+
+@pytest.mark.skipif(not os.path.exists(STOCKFISH), reason="Stockfish is not installed")
+@pytest.mark.parametrize("name", ["KQvKR", "KRPvKR"])
+def test_scacco_converts_won_positions_against_stockfish(name, oracle, ours):
+    convert_won_positions(name, 3, oracle, ours)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists(STOCKFISH), reason="Stockfish is not installed")
+@pytest.mark.parametrize("name", ["KQvKR", "KRPvKR", "KBNvK"])
+def test_scacco_converts_fifty_won_positions_against_stockfish(name, oracle, ours):
+    convert_won_positions(name, 50, oracle, ours)
+
+
+@pytest.mark.skipif(not os.path.exists(STOCKFISH), reason="Stockfish is not installed")
+def test_scacco_holds_a_drawn_position_against_stockfish(oracle, ours):
+    import chess.engine
+    from scacco.engine.search import Searcher
+    searcher = Searcher(16)
+    searcher.set_tablebase(ours)
+    rng = random.Random("draws")
+    stockfish = chess.engine.SimpleEngine.popen_uci(STOCKFISH)
+    try:
+        stockfish.configure({"SyzygyPath": str(TABLES), "Threads": 1, "Hash": 16})
+        played = 0
+        while played < 2:
+            board = random_position("KRPvKR", rng)
+            # Scacco defends (black, to move) a drawn position.
+            if board.turn != chess.BLACK or oracle.probe_wdl(board) != 0:
+                continue
+            start = board.fen()
+            end = play_out(board, searcher, stockfish, chess.BLACK, max_plies=160)
+            outcome = end.outcome(claim_draw=True)
+            assert outcome is None or outcome.winner is None, (start, end.fen(), outcome)
+            played += 1
+    finally:
+        stockfish.quit()
