@@ -331,9 +331,9 @@ class Searcher:
         if not ranking:
             return None
         self._root_tb_hits = len(ranking)
-        # The positions since the last capture or pawn move: a win must not wander back to
-        # them (the defender would claim a repetition), and once one has come back, only the
-        # fastest conversions are played.
+        # The positions since the last capture or pawn move: a win must not make one of them
+        # occur a third time (a draw), and once one has come back, only the fastest
+        # conversions are played (Stockfish's rule: the DTZ then falls at every move).
         seen = [board.zobrist_key()]
         walker = board.copy()
         for _ in range(board.halfmove_clock):
@@ -346,7 +346,7 @@ class Searcher:
         for r in ranking:
             after = board.copy()
             after.push_uci(r.move)
-            if after.zobrist_key() in seen:
+            if seen.count(after.zobrist_key()) >= 2:
                 repeating.append(r.move)
         keep = keep_result_moves(ranking, board.halfmove_clock, self._tb_rule50,
                                  repeated=len(set(seen)) < len(seen), repeating=repeating)
@@ -538,7 +538,7 @@ class Searcher:
                 and not token.has_hard_limit and not infinite:
             depth = 2 * mate + 4      # no mate proven within n: a search of matching depth
         max_depth = MAX_DEPTH if depth is None or infinite else max(1, min(depth, MAX_DEPTH))
-        core.start(token, nodes or 0, tb_probes=self._root_tb_score is None)
+        core.start(token, nodes or 0)
         if parallel:
             core.start_helpers(max_depth)
         proofs_tried = set()

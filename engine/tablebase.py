@@ -164,8 +164,8 @@ def keep_result_moves(ranking: Sequence[MoveResult], rule50: int, fifty_move_rul
     the halfmove clock ``rule50`` leaves (or, when none fits or a position has already
     occurred twice since the last capture or pawn move, ``repeated``, the fastest ones);
     without it, every move that keeps a win (cursed wins count as wins).  A winning move in
-    ``repeating`` (it returns to a position of the game) is left out while another win
-    remains.  Draws: the drawing moves.  Losses: every move, unless the fifty-move rule is
+    ``repeating`` (it makes a position of the game occur a third time) is left out while
+    another win remains.  Draws: the drawing moves.  Losses: every move, unless the fifty-move rule is
     close enough to save the game, then the moves that resist longest.  Stockfish's root
     filter (tbprobe.cpp) does the same."""
     if not ranking:
