@@ -59,6 +59,11 @@ MATE_BOUND = VALUE_MATE_IN_MAX_PLY_PY
 # Scores from TB_WIN_BOUND up to MATE_BOUND are wins the tablebases prove (ext/search.pxi's
 # VALUE_TB_WIN - ply); they are reported as the largest centipawn score.
 TB_WIN_BOUND = MATE_BOUND - 1 - 128
+# A won root in the tables is searched among its fastest wins by DTZ only (not every win that
+# fits in the fifty moves, Stockfish's choice): a search that sees no mate (a fixed depth, a
+# small budget, KBNvK) would otherwise wander to the edge of the fifty-move rule before it
+# converts.  The search still picks among those moves, the fastest mate it sees first.
+TB_ROOT_PROGRESS = True
 # The largest centipawn score a caller sees; larger ones are clamped to it.
 MAX_CP = 9999
 # `go mate N` first tries an exact proof within this many nodes (a few seconds at most).
@@ -349,7 +354,8 @@ class Searcher:
             if seen.count(after.zobrist_key()) >= 2:
                 repeating.append(r.move)
         keep = keep_result_moves(ranking, board.halfmove_clock, self._tb_rule50,
-                                 repeated=len(set(seen)) < len(seen), repeating=repeating)
+                                 repeated=len(set(seen)) < len(seen), repeating=repeating,
+                                 progress=TB_ROOT_PROGRESS)
         best = ranking[0].wdl
         draw_band = 1 if self._tb_rule50 else 0
         self._root_tb_score = (TB_WIN_BOUND if best > draw_band else

@@ -157,17 +157,21 @@ class Tablebase:
 
 
 def keep_result_moves(ranking: Sequence[MoveResult], rule50: int, fifty_move_rule: bool = True,
-                      repeated: bool = False, repeating: Iterable[str] = ()) -> List[str]:
+                      repeated: bool = False, repeating: Iterable[str] = (),
+                      progress: bool = False) -> List[str]:
     """The root moves a search may choose among so that it never spoils the tables' result.
 
     Wins: with the fifty-move rule, the winning moves whose DTZ still fits in the fifty moves
     the halfmove clock ``rule50`` leaves (or, when none fits or a position has already
     occurred twice since the last capture or pawn move, ``repeated``, the fastest ones);
-    without it, every move that keeps a win (cursed wins count as wins).  A winning move in
-    ``repeating`` (it makes a position of the game occur a third time) is left out while
-    another win remains.  Draws: the drawing moves.  Losses: every move, unless the fifty-move rule is
-    close enough to save the game, then the moves that resist longest.  Stockfish's root
-    filter (tbprobe.cpp) does the same."""
+    without it, every move that keeps a win (cursed wins count as wins).  With ``progress``,
+    only the fastest wins (by DTZ, one ply of slack for the format's rounding): the DTZ then
+    falls at every move whatever the defence, so the win comes in about DTZ plies instead of
+    at the edge of the fifty moves.  A winning move in ``repeating`` (it makes a position of
+    the game occur a third time) is left out while another win remains.  Draws: the drawing
+    moves.  Losses: every move, unless the fifty-move rule is close enough to save the game,
+    then the moves that resist longest.  Without ``progress`` this is Stockfish's root
+    filter (tbprobe.cpp)."""
     if not ranking:
         return []
 
@@ -182,9 +186,14 @@ def keep_result_moves(ranking: Sequence[MoveResult], rule50: int, fifty_move_rul
         avoid = set(repeating)
         fresh = [r for r in wins if r.move not in avoid]
         wins = fresh or wins
+        fastest = min(r.dtz for r in wins)
+        if progress:
+            limit = fastest + 1
+            if fifty_move_rule and fastest + rule50 <= 99:
+                limit = min(limit, 99 - rule50)
+            return [r.move for r in wins if r.dtz <= limit]
         if not fifty_move_rule:
             return [r.move for r in wins]
-        fastest = min(r.dtz for r in wins)
         limit = 99 - rule50 if fastest + rule50 <= 99 and not repeated else fastest
         return [r.move for r in wins if r.dtz <= limit]
     if best == 0:

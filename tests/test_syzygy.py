@@ -467,6 +467,36 @@ def test_scacco_converts_won_positions_against_stockfish(name, oracle, ours):
     convert_won_positions(name, 3, oracle, ours)
 
 
+@pytest.mark.skipif(not os.path.exists(STOCKFISH), reason="Stockfish is not installed")
+@pytest.mark.parametrize("name", ["KRvK", "KBNvK"])
+def test_pawnless_mates_come_without_wandering(name, oracle, ours):
+    """In KRvK and KBNvK the DTZ is the distance to mate: against Stockfish's best defence the
+    mate must come within twice python-chess's DTZ (each move of Scacco's is one of the
+    fastest by DTZ, give or take the format's one ply of rounding), far from the fifty
+    moves."""
+    import chess.engine
+    from scacco.engine.search import Searcher
+    searcher = Searcher(16)
+    searcher.set_tablebase(ours)
+    rng = random.Random("mates" + name)
+    stockfish = chess.engine.SimpleEngine.popen_uci(STOCKFISH)
+    try:
+        stockfish.configure({"SyzygyPath": str(TABLES), "Threads": 1, "Hash": 16})
+        played = 0
+        while played < 2:
+            board = random_position(name, rng)
+            if board.turn != chess.WHITE or oracle.probe_wdl(board) != 2:
+                continue
+            dtz = oracle.probe_dtz(board)
+            start = board.fen()
+            end = play_out(board, searcher, stockfish, chess.WHITE)
+            assert game_over(end) == "1-0", start
+            assert end.ply() <= 2 * dtz + 1, (start, dtz, end.ply())
+            played += 1
+    finally:
+        stockfish.quit()
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists(STOCKFISH), reason="Stockfish is not installed")
 @pytest.mark.parametrize("name", ["KQvKR", "KRPvKR", "KBNvK"])
