@@ -54,7 +54,8 @@ ctypedef struct TbPairs:
     uint64_t num_indices         # entries of the index table
     uint64_t tb_size             # positions of the sub-table
     size_t indextable, sizetable, data, sympat, lowsym   # offsets in the file
-    int32_t* symlen              # values a symbol stands for, minus one
+    uint8_t* symlen              # values a symbol stands for, minus one (the generator's
+                                 # symbols stand for 256 values at most)
     uint64_t* base               # left-aligned first code of each length (index len - min_len)
 
 # The encoding of one sub-table: pieces in their stored order, group sizes and factors.
@@ -285,9 +286,9 @@ cdef int tb_symlen(TbTable* t, TbPairs* d, int s, uint8_t* state) noexcept nogil
             return TB_ERR_SYMBOLS
         if tb_symlen(t, d, s1, state) or tb_symlen(t, d, s2, state):
             return TB_ERR_SYMBOLS
-        d.symlen[s] = d.symlen[s1] + d.symlen[s2] + 1
-        if d.symlen[s] > 0x3FFFFFFF:
+        if d.symlen[s1] + d.symlen[s2] + 1 > 255:
             return TB_ERR_SYMBOLS
+        d.symlen[s] = <uint8_t>(d.symlen[s1] + d.symlen[s2] + 1)
     state[s] = 2
     return 0
 
@@ -338,7 +339,7 @@ cdef int tb_setup_pairs(TbTable* t, TbPairs* d, size_t* pos, uint64_t tb_size, i
         return TB_ERR_TRUNCATED
     pos[0] = d.sympat + 3 * <size_t>d.num_syms + (d.num_syms & 1)
     d.num_indices = (tb_size + ((<uint64_t>1) << d.idxbits) - 1) >> d.idxbits
-    d.symlen = <int32_t*>calloc(d.num_syms, sizeof(int32_t))
+    d.symlen = <uint8_t*>calloc(d.num_syms, sizeof(uint8_t))
     d.base = <uint64_t*>calloc(lengths, sizeof(uint64_t))
     state = <uint8_t*>calloc(d.num_syms, 1)
     if d.symlen == NULL or d.base == NULL or state == NULL:
