@@ -180,7 +180,7 @@ def _choose(searcher: Searcher, board: Board, level: Level, rng: random.Random,
     # One thread: the levels' node budgets were calibrated on it (and a budget shared between
     # threads would not give the same move twice).
     result = searcher.search(board, nodes=level.nodes, depth=level.depth, multipv=level.candidates,
-                             stop=stop, single_thread=True)
+                             stop=stop, single_thread=True, use_tablebase=False)
     if result.best_move is None or not result.lines:
         return result
     wanted = min(level.candidates, len(board.legal_moves()))
@@ -189,7 +189,7 @@ def _choose(searcher: Searcher, board: Board, level: Level, rng: random.Random,
         # score: a budget that small is meant to play from a one-ply look, so the candidates
         # get that look (a few hundred nodes at most), not a lone best move.
         first = searcher.search(board, depth=1, multipv=level.candidates, stop=stop,
-                                single_thread=True)
+                                single_thread=True, use_tablebase=False)
         if len(first.lines) > len(result.lines):
             result = first
     lines = sorted(result.lines, key=lambda info: info.score, reverse=True)

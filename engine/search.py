@@ -56,6 +56,14 @@ MAX_HASH_MB = MAX_HASH_MB_PY
 VALUE_MATE = VALUE_MATE_PY
 VALUE_INFINITE = VALUE_INFINITE_PY
 MATE_BOUND = VALUE_MATE_IN_MAX_PLY_PY
+# Scores from TB_WIN_BOUND up to MATE_BOUND are wins the tablebases prove (ext/search.pxi's
+# VALUE_TB_WIN - ply); they are reported as the largest centipawn score.
+TB_WIN_BOUND = MATE_BOUND - 1 - 128
+# A won root in the tables is searched among its fastest wins by DTZ only (not every win that
+# fits in the fifty moves, Stockfish's choice): a search that sees no mate (a fixed depth, a
+# small budget, KBNvK) would otherwise wander to the edge of the fifty-move rule before it
+# converts.  The search still picks among those moves, the fastest mate it sees first.
+TB_ROOT_PROGRESS = True
 # The largest centipawn score a caller sees; larger ones are clamped to it.
 MAX_CP = 9999
 # `go mate N` first tries an exact proof within this many nodes (a few seconds at most).
@@ -82,6 +90,8 @@ def score_to_cp_mate(score: int):
         return None, (VALUE_MATE - score + 1) // 2
     if score <= -MATE_BOUND:
         return None, -((VALUE_MATE + score) // 2)
+    if abs(score) >= TB_WIN_BOUND:
+        return (MAX_CP if score > 0 else -MAX_CP), None
     return max(-MAX_CP, min(MAX_CP, score)), None
 
 
@@ -102,6 +112,7 @@ class SearchInfo:
     pv: List[str]
     score: int = 0  # raw internal score; score_cp is normalised (engine.score)
     wdl: Optional[Tuple[int, int, int]] = None  # win, draw, loss per mille (engine.score.wdl)
+    tbhits: int = 0  # tablebase probes that found their position (root moves included)
 
 
 @dataclass
@@ -238,6 +249,11 @@ class Searcher:
         self._releases = TableWorker("scacco-release")    # and not for these
         self._mate_solver: Optional[MateSearch] = None
         self._token = StopToken()
+        self._tablebase = None            # engine.tablebase.Tablebase, or None
+        self._tb_rule50 = True
+        self._tb_limit = 7
+        self._root_tb_hits = 0            # root moves the tables ranked in this search
+        self._root_tb_score: Optional[int] = None   # the root's result when the tables ranked it
 
     @staticmethod
     def _check_hash(mb) -> None:
@@ -282,6 +298,69 @@ class Searcher:
             return
         self._core.set_network(network)
         self.clear()
+
+    @property
+    def tablebase(self):
+        """The engine.tablebase.Tablebase the search uses, or None."""
+        return self._tablebase
+
+    def set_tablebase(self, tablebase, probe_depth: int = 1, probe_limit: int = 7,
+                      rule50: bool = True) -> None:
+        """Use the Syzygy tables of `tablebase` (an engine.tablebase.Tablebase, or None for
+        none) from the next search on, as Stockfish's options: below the root, positions of at
+        most probe_limit pieces reached by a capture or pawn move, at a remaining depth of at
+        least probe_depth; with rule50, a win the fifty-move rule spoils is a draw.  A root
+        position in the tables is searched among the moves that keep its result (see
+        engine.tablebase.keep_result_moves).  Not during a search.
+
+        :raises ValueError: probe_depth outside 1..100 or probe_limit outside 0..7."""
+        if not isinstance(probe_depth, int) or not 1 <= probe_depth <= 100:
+            raise ValueError(f"probe depth must be in 1..100, not {probe_depth!r}")
+        if not isinstance(probe_limit, int) or not 0 <= probe_limit <= 7:
+            raise ValueError(f"probe limit must be in 0..7, not {probe_limit!r}")
+        self._core.set_tablebase(None if tablebase is None else tablebase.core,
+                                 probe_limit, probe_depth, bool(rule50))
+        self._tablebase = tablebase
+        self._tb_rule50 = bool(rule50)
+        self._tb_limit = probe_limit
+
+    def _tablebase_root_moves(self, board: Board) -> Optional[set]:
+        """The root moves that keep the tables' result (codes), or None when the root is not
+        in the tables (or a move leads out of them).  Sets the root's tbhits and score."""
+        from .tablebase import keep_result_moves
+        tablebase = self._tablebase
+        if (tablebase is None or self._tb_limit == 0
+                or sum(c.isalpha() for c in board.fen().split()[0]) > min(self._tb_limit, tablebase.max_pieces)):
+            return None
+        ranking = tablebase.rank_moves(board)
+        if not ranking:
+            return None
+        self._root_tb_hits = len(ranking)
+        # The positions since the last capture or pawn move: a win must not make one of them
+        # occur a third time (a draw), and once one has come back, only the fastest
+        # conversions are played (Stockfish's rule: the DTZ then falls at every move).
+        seen = [board.zobrist_key()]
+        walker = board.copy()
+        for _ in range(board.halfmove_clock):
+            try:
+                walker.pop()
+            except IndexError:
+                break
+            seen.append(walker.zobrist_key())
+        repeating = []
+        for r in ranking:
+            after = board.copy()
+            after.push_uci(r.move)
+            if seen.count(after.zobrist_key()) >= 2:
+                repeating.append(r.move)
+        keep = keep_result_moves(ranking, board.halfmove_clock, self._tb_rule50,
+                                 repeated=len(set(seen)) < len(seen), repeating=repeating,
+                                 progress=TB_ROOT_PROGRESS)
+        best = ranking[0].wdl
+        draw_band = 1 if self._tb_rule50 else 0
+        self._root_tb_score = (TB_WIN_BOUND if best > draw_band else
+                               -TB_WIN_BOUND if best < -draw_band else 0)
+        return {board.parse_uci(m) for m in keep}
 
     def resize_hash(self, mb: int, *, background: bool = False) -> None:
         """Give the table mb MB of fresh, empty memory.  The new table is in place when this
@@ -364,7 +443,7 @@ class Searcher:
                on_info: Optional[Callable[[SearchInfo], None]] = None,
                on_currmove: Optional[Callable[[int, str, int], None]] = None,
                stop: Optional[StopToken] = None, single_thread: bool = False,
-               **limit_keywords) -> SearchResult:
+               use_tablebase: bool = True, **limit_keywords) -> SearchResult:
         """Search board (not modified) at full strength within the limits: a SearchLimits, or
         its fields as keywords (``search(board, depth=8)``); see the module docstring.  Playing
         levels are a layer above this (engine.levels.play).  The search uses the searcher's
@@ -380,6 +459,9 @@ class Searcher:
         ponderhit).  A game clock (wtime...) is the caller's to allocate
         (engine.timeman.time_limits).  Any mate >= 1 is accepted: up to MAX_MATE_MOVES moves
         it is first proven exactly, beyond that searched for.
+
+        use_tablebase=False searches without the tables set by set_tablebase (the playing
+        levels below full strength).
 
         :raises ValueError: on a searchmoves entry that is not a legal move, a bad limit (see
             SearchLimits), or a game clock.
@@ -399,7 +481,8 @@ class Searcher:
                 token.tighten(None, limits.movetime)
         self.wait_for_table()
         return self._search(board, token, limits, multipv, on_info, on_currmove,
-                            parallel=not (single_thread or limits.nodes is not None))
+                            parallel=not (single_thread or limits.nodes is not None),
+                            use_tablebase=use_tablebase)
 
     @property
     def mate_solver(self) -> MateSearch:
@@ -409,11 +492,19 @@ class Searcher:
         return self._mate_solver
 
     def _search(self, board: Board, token: StopToken, limits: SearchLimits, multipv: int,
-                on_info, on_currmove, parallel: bool) -> SearchResult:
+                on_info, on_currmove, parallel: bool, use_tablebase: bool = True) -> SearchResult:
         core = self._core
         allowed = None
         if limits.searchmoves:
             allowed = {board.parse_uci(m) for m in limits.searchmoves}
+        self._root_tb_hits = 0
+        self._root_tb_score = None
+        self._core.set_tablebase_enabled(use_tablebase)
+        if use_tablebase and self._tablebase is not None and board.castling_fen() == "-":
+            kept = self._tablebase_root_moves(board)
+            if kept is not None:
+                narrowed = kept if allowed is None else (allowed & kept)
+                allowed = narrowed or allowed
         core.set_position(board)
         if core.setup_root(allowed) == 0:
             return SearchResult(None, None, 0 if not board.is_check() else None,
@@ -646,11 +737,21 @@ class Searcher:
         else:
             cp, chances = None, (1000, 0, 0) if mate > 0 else (0, 0, 1000)
         nodes = core.nodes + extra_nodes
+        if self._root_tb_score is not None and mate is None:
+            # The root's result is the tables': a proven win or loss is shown as such (a
+            # mate the search sees is shown instead), a draw as 0.
+            tb_score = self._root_tb_score
+            score = tb_score
+            cp = 0 if tb_score == 0 else (MAX_CP if tb_score > 0 else -MAX_CP)
+            chances = (0, 1000, 0) if tb_score == 0 else ((1000, 0, 0) if tb_score > 0 else (0, 0, 1000))
+        elif abs(score) >= TB_WIN_BOUND and mate is None:
+            cp = MAX_CP if score > 0 else -MAX_CP
+            chances = (1000, 0, 0) if score > 0 else (0, 0, 1000)
         return SearchInfo(depth=depth, seldepth=max(seldepth, depth), multipv=multipv, score_cp=cp,
                           score_mate=mate, bound=bound, nodes=nodes,
                           nps=int(nodes * 1000 / elapsed), time_ms=int(elapsed),
                           hashfull=core.hashfull(), pv=_pv_text(board, pv_codes), score=score,
-                          wdl=chances)
+                          wdl=chances, tbhits=core.tbhits + self._root_tb_hits)
 
     def _ponder_from_table(self, board: Board, best: str) -> Optional[str]:
         walker = board.copy()

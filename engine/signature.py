@@ -62,15 +62,19 @@ BENCH_FENS = [
 
 def run_bench(depth: Optional[int] = None, out: Callable[[str], None] = print,
               hash_mb: int = 16, stop: Optional[StopToken] = None, threads: int = 1,
-              network=PACKAGED) -> int:
+              network=PACKAGED, tablebase=None) -> int:
     """Search every bench position in turn to `depth` with `threads` threads, starting from
     a fresh table, evaluating with `network` (as Searcher takes it: the packaged network by
-    default, None for the classical evaluation); print the Stockfish-style summary and return the total node
-    count (the bench signature, with one thread and the default evaluation)."""
+    default, None for the classical evaluation) and probing `tablebase` (an
+    engine.tablebase.Tablebase, default settings) when given; print the Stockfish-style
+    summary and return the total node count (the bench signature, with one thread, the
+    default evaluation and no tablebases)."""
     depth = DEFAULT_DEPTH if depth is None else depth
     if not 1 <= depth <= 64:
         raise ValueError(f"bench depth must be in 1..64, not {depth}")
     searcher = Searcher(hash_mb, threads=threads, network=network)
+    if tablebase is not None:
+        searcher.set_tablebase(tablebase)
     total_nodes = 0
     start = time.perf_counter()
     for number, fen in enumerate(BENCH_FENS, 1):
@@ -86,6 +90,8 @@ def run_bench(depth: Optional[int] = None, out: Callable[[str], None] = print,
     out("===========================")
     out(f"Threads         : {threads}")
     out(f"Evaluation      : {'classical' if searcher.network is None else 'NNUE'}")
+    if tablebase is not None:
+        out(f"Tablebases      : {tablebase.tables} (up to {tablebase.max_pieces} pieces)")
     out(f"Total time (ms) : {elapsed_ms}")
     out(f"Nodes searched  : {total_nodes}")
     out(f"Nodes/second    : {total_nodes * 1000 // elapsed_ms}")

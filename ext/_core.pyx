@@ -7,6 +7,7 @@
 #   bitboard.pxi   attack tables and magic bitboards
 #   position.pxi   Position, StateInfo stack, Zobrist keys, make/unmake, draw facts
 #   movegen.pxi    legal move generation and perft
+#   syzygy.pxi     the Syzygy tablebase reader: WDL and DTZ probes on mapped files, no GIL
 #   evaluate.pxi   static evaluation (tapered material, piece-square tables and terms)
 #   nnue.pxi       the neural evaluation: integer network, accumulators kept by make/unmake
 #   threads.pxi    C threads without the GIL, shared flags, the clock
@@ -23,6 +24,7 @@
 #   board_api.pxi     CoreBoard (FEN, UCI moves, perft), used by engine.Board
 #   evaluate_api.pxi  evaluation helpers (tests, UCI eval, benchmarks)
 #   mate_api.pxi      the mate prover (MateSearch)
+#   syzygy_api.pxi    the tablebases (SyzygyTables): finding, mapping and checking the files
 #   search_api.pxi    SearchCore, driven by engine/search.py
 #   datagen_api.pxi   self-play (SelfPlay) and the training record's constants
 #
@@ -34,6 +36,7 @@ include "stop.pxi"
 include "bitboard.pxi"
 include "position.pxi"
 include "movegen.pxi"
+include "syzygy.pxi"
 include "evaluate.pxi"
 include "nnue.pxi"
 include "threads.pxi"
@@ -46,6 +49,7 @@ include "nnue_api.pxi"
 include "board_api.pxi"
 include "evaluate_api.pxi"
 include "mate_api.pxi"
+include "syzygy_api.pxi"
 include "search_api.pxi"
 include "datagen_api.pxi"
 
@@ -53,3 +57,4 @@ init_bitboards()
 init_zobrist()
 init_evaluation()
 init_search_tables()
+tb_init_tables()

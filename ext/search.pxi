@@ -24,6 +24,10 @@ cdef enum:
     # Won (or lost) for sure, but with no mate that fits before the fifty-move rule: the
     # largest score that is not a mate; the static evaluation stays below it (EVAL_LIMIT).
     VALUE_WON = 9000
+    # A win the tablebases prove, at ply p: VALUE_TB_WIN - p, below every mate score and
+    # above every evaluation, so that a proven win ranks under a mate the search sees and a
+    # nearer one ranks higher (Stockfish's VALUE_MATE_IN_MAX_PLY - 1 - ply).
+    VALUE_TB_WIN = 32000 - 2 * 128 - 1
     HISTORY_MAX = 16384
     MAX_SEARCH_THREADS = 512
 
@@ -137,6 +141,15 @@ ctypedef struct SearchData:
     int seldepth
     uint64_t nodes
     uint64_t node_limit               # 0 = none
+    # Tablebases (syzygy.pxi): probed below the root when tb is not NULL, in positions of at
+    # most tb_cardinality pieces (0: never) reached by a zeroing move, at a depth of at least
+    # tb_probe_depth (or with fewer pieces than tb_cardinality); tb_rule50: cursed wins and
+    # blessed losses count as draws (Syzygy50MoveRule).
+    Syzygy* tb
+    int tb_cardinality
+    int tb_probe_depth
+    int tb_rule50
+    uint64_t tb_hits
     double start_ms
     StopState* token                  # the search's stop token (held by the SearchCore)
     int stop                          # 1 once this search must end (node limit or token)
@@ -679,6 +692,32 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                 and ((bound == BOUND_LOWER and tt_score >= beta) or (bound == BOUND_UPPER and tt_score <= alpha)
                      or bound == BOUND_EXACT)):
             return tt_score
+
+    # Step 3b. Tablebases: after a capture or pawn move, a position the tables hold gets its
+    # exact result: a draw ends the node, a win is a lower bound and a loss an upper bound,
+    # stored in the table (deeper than this search needs: it is exact).
+    if (sd.tb != NULL and not root and p.st.rule50 == 0 and p.st.castling == 0
+            and sd.tb_cardinality > 0):
+        idx = popcount(p.by_type[ALL_PIECES])
+        if idx <= sd.tb_cardinality and (idx < sd.tb_cardinality or depth >= sd.tb_probe_depth):
+            score = tb_probe_wdl(sd.tb, p, &r)
+            if r:
+                sd.tb_hits += 1
+                r = 1 if sd.tb_rule50 else 0      # |wdl| up to this is a draw
+                if score < -r:
+                    score = -VALUE_TB_WIN + ply
+                    bound = BOUND_UPPER
+                elif score > r:
+                    score = VALUE_TB_WIN - ply
+                    bound = BOUND_LOWER
+                else:
+                    score = VALUE_DRAW
+                    bound = BOUND_EXACT
+                if (bound == BOUND_EXACT or (bound == BOUND_LOWER and score >= beta)
+                        or (bound == BOUND_UPPER and score <= alpha)):
+                    tt_store(sd.tt, tte, p.st.key, score_to_tt(score, ply), VALUE_NONE, bound,
+                             depth + 6 if depth + 6 < MAX_PLY - 1 else MAX_PLY - 1, MOVE_NONE)
+                    return score
 
     # Step 4. Static evaluation
     if in_check:

@@ -78,6 +78,8 @@ cdef class SearchCore:
     cdef list _window_errors       # what that callback raised in the running iteration
     cdef StopToken _token          # the token of the current search (kept alive here)
     cdef NnueNetwork _network      # the net every thread evaluates with, or None: classical
+    cdef SyzygyTables _tablebase   # the tables every thread probes (kept alive here), or None
+    cdef int _tb_cardinality       # the most pieces a probe in the search may have (0: none)
 
     def __cinit__(self, int hash_mb=16):
         self.table = <TranspositionTable*>calloc(1, sizeof(TranspositionTable))
@@ -224,6 +226,10 @@ cdef class SearchCore:
             h.window_callback = NULL
             memset(h.line_scores, 0, sizeof(h.line_scores))
             h.max_depth = max_depth if max_depth <= MAX_PLY else MAX_PLY
+            h.tb = sd.tb
+            h.tb_cardinality = sd.tb_cardinality
+            h.tb_probe_depth = sd.tb_probe_depth
+            h.tb_rule50 = sd.tb_rule50
             memset(h.killers, 0, sizeof(h.killers))
         with nogil:
             for i in range(self.helper_count):
@@ -361,16 +367,56 @@ cdef class SearchCore:
                 count += 1
         return setup_root_c(self.sd, chosen, count)
 
-    def start(self, StopToken token not None, node_limit=0):
+    def start(self, StopToken token not None, node_limit=0, bint tb_probes=True):
         """Reset the counters for a new search that ends at node_limit (0: none) or when the
-        token says (stop, hard deadline).  The token itself is never reset."""
+        token says (stop, hard deadline).  The token itself is never reset.  tb_probes=False:
+        no tablebase probes below the root in this search (the root moves were already
+        chosen by the tables)."""
         cdef int i
         self._token = token
         self.sd.token = &token.state
         begin_search_c(self.sd, node_limit or 0)
+        self.sd.tb_cardinality = self._tb_cardinality if tb_probes else 0
+        self.sd.tb_hits = 0
         for i in range(self.helper_count):
             self.helpers[i].nodes = 0
+            self.helpers[i].tb_hits = 0
             self.helpers[i].completed_depth = 0
+
+    def set_tablebase(self, SyzygyTables tables, int probe_limit=7, int probe_depth=1,
+                      bint rule50=True):
+        """Probe `tables` (None: no tablebases) in every thread's search from the next search
+        on: positions of at most probe_limit pieces (and at most the largest table's), at a
+        remaining depth of at least probe_depth; with rule50, cursed wins and blessed losses
+        are draws.  Not during a search."""
+        cdef int limit = 0
+        if tables is not None:
+            limit = min(probe_limit, tables.c.max_pieces)
+        self._tablebase = tables
+        self._tb_cardinality = limit if limit > 0 else 0
+        self.sd.tb = NULL if tables is None else &tables.c
+        self.sd.tb_cardinality = self._tb_cardinality
+        self.sd.tb_probe_depth = probe_depth
+        self.sd.tb_rule50 = rule50
+
+    def set_tablebase_enabled(self, bint on):
+        """Probe the tables set by set_tablebase (on) or none of them (off) from the next
+        search on, without forgetting them."""
+        self.sd.tb = NULL if self._tablebase is None or not on else &self._tablebase.c
+
+    @property
+    def tablebase(self):
+        """The SyzygyTables the search probes, or None."""
+        return self._tablebase
+
+    @property
+    def tbhits(self):
+        """Tablebase probes that found the position, in this search, every thread's."""
+        cdef uint64_t total = load_u64(&self.sd.tb_hits)
+        cdef int i
+        for i in range(self.helper_count):
+            total += load_u64(&self.helpers[i].tb_hits)
+        return total
 
     def set_root_move_callback(self, callback):
         """callback(depth, move_code, number) before each root move is searched, or None.

@@ -40,6 +40,7 @@ def test_uci_handshake_declares_identity_and_options():
     names = [line.split(" type ")[0][len("option name "):] for line in lines if line.startswith("option")]
     assert names == ["Hash", "Clear Hash", "Threads", "MultiPV", "Ponder", "Move Overhead",
                      "UCI_ShowWDL", "UCI_LimitStrength", "UCI_Elo", "Skill Level", "EvalFile", "Use NNUE",
+                     "SyzygyPath", "SyzygyProbeDepth", "Syzygy50MoveRule", "SyzygyProbeLimit",
                      "UCI_Chess960"]
 
 

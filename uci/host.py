@@ -51,6 +51,11 @@ class EngineHost:
         # (_UNDECIDED until then: Use NNUE is on by default and the file is read only then).
         # Written by the worker only.
         self._active_network = _UNDECIDED
+        # The Syzygy tables (engine.tablebase.Tablebase, None without SyzygyPath) and how the
+        # search probes them; written by the worker only.
+        self._tablebase = None
+        self._tb_settings = {"depth": options["SyzygyProbeDepth"], "limit": options["SyzygyProbeLimit"],
+                             "rule50": options["Syzygy50MoveRule"]}
 
     # -- the searcher ----------------------------------------------------------------------
 
@@ -94,7 +99,54 @@ class EngineHost:
             searcher = searcher_class(hash_mb=option.default, network=None)
         self._apply_threads(searcher, self.options["Threads"])
         self._apply_network(searcher, self.active_network())
+        self._apply_tablebase(searcher)
         return searcher
+
+    # -- Syzygy tablebases (SyzygyPath, SyzygyProbeDepth, Syzygy50MoveRule, SyzygyProbeLimit) --
+
+    def set_syzygy_path(self, path: str):
+        """Option hook: map and check the tables of the folders in `path` on the worker; an
+        info string per refused file, then how many tables were found.  An empty path drops
+        the tables."""
+        option = self.options.find("SyzygyPath")
+
+        def load() -> None:
+            from ..engine.tablebase import Tablebase, split_paths
+            tablebase = None
+            if split_paths(path):
+                try:
+                    tablebase = Tablebase(path)
+                except (MemoryError, OSError) as error:
+                    self.out.info(f"the tablebases could not be loaded ({error}); SyzygyPath "
+                                  f"unchanged")
+                    return
+                for problem in tablebase.problems:
+                    self.out.info(f"tablebase refused: {printable(problem, 300)}")
+                self.out.info(f"found {tablebase.tables} tablebases")
+            self._tablebase = tablebase
+            self.store(option, path)
+            self._apply_tablebase(self._searcher)
+        self.submit(Job("task"), load)
+        return DEFERRED
+
+    @property
+    def tablebase(self):
+        """The tables SyzygyPath loaded (engine.tablebase.Tablebase), or None.  Worker only."""
+        return self._tablebase
+
+    def set_syzygy_option(self, name: str, value) -> None:
+        """Option hook: how the search probes the tables, applied on the worker."""
+        def apply() -> None:
+            self._tb_settings[name] = value
+            self._apply_tablebase(self._searcher)
+        self.submit(Job("task"), apply)
+
+    def _apply_tablebase(self, searcher) -> None:
+        if searcher is None:
+            return
+        settings = self._tb_settings
+        searcher.set_tablebase(self._tablebase, probe_depth=settings["depth"],
+                               probe_limit=settings["limit"], rule50=settings["rule50"])
 
     # -- the neural evaluation (EvalFile, Use NNUE) ---------------------------------------
 

@@ -317,7 +317,8 @@ class Session:
         from ..engine.signature import run_bench
         job = Job("bench")
         self.submit(job, lambda: run_bench(depth=depth, out=self.out.line, stop=job.token,
-                                           threads=threads, network=self.host.active_network()))
+                                           threads=threads, network=self.host.active_network(),
+                                           tablebase=self.host.tablebase))
 
     def cmd_display(self, args: List[str], line: str) -> None:
         board = self.board

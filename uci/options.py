@@ -206,6 +206,26 @@ def standard_options() -> List[Option]:
                    "cannot be read when the engine first needs it (the first command that "
                    "queues work, such as `isready` or `go`), an `info string` says why, the "
                    "option turns false and the search evaluates classically."),
+        Option("SyzygyPath", "string", "", while_searching=False,
+               on_change=lambda session, path: session.host.set_syzygy_path(path),
+               doc="Folders of Syzygy tablebases (WDL `.rtbw` and DTZ `.rtbz` files, 3 to 7 "
+                   "pieces), separated by `:` (`;` on Windows); `<empty>` for none. The tables "
+                   "are mapped and checked when the option is set: an `info string` says how "
+                   "many were found, and one per file refused (cut, corrupt, foreign, a folder) "
+                   "with the reason; the others are used. Refused during a search."),
+        Option("SyzygyProbeDepth", "spin", 1, 1, 100, while_searching=False,
+               on_change=lambda session, depth: session.host.set_syzygy_option("depth", depth),
+               doc="The search probes the tables only at this remaining depth or more (in "
+                   "positions with as many pieces as `SyzygyProbeLimit`); raise it if the "
+                   "tables are on a slow disk."),
+        Option("Syzygy50MoveRule", "check", True, while_searching=False,
+               on_change=lambda session, on: session.host.set_syzygy_option("rule50", on),
+               doc="Count a win the fifty-move rule spoils (a cursed win, a blessed loss) as a "
+                   "draw; false to play on for it."),
+        Option("SyzygyProbeLimit", "spin", 7, 0, 7, while_searching=False,
+               on_change=lambda session, limit: session.host.set_syzygy_option("limit", limit),
+               doc="The most pieces (kings included) of a position the tables are probed for; "
+                   "0 turns probing off."),
         Option("UCI_Chess960", "check", False,
                doc="Chess960: FENs with any king and rook files (Shredder-FEN or X-FEN), "
                    "castling read and printed as king takes rook (`e1h1`). Takes effect at the "

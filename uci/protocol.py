@@ -233,7 +233,7 @@ def format_info(info, show_wdl: bool = False) -> str:
         parts.append(format_score(info.score_cp, info.score_mate, info.bound,
                                   getattr(info, "wdl", None) if show_wdl else None))
     for name, attribute in (("nodes", "nodes"), ("nps", "nps"), ("hashfull", "hashfull"),
-                            ("time", "time_ms")):
+                            ("tbhits", "tbhits"), ("time", "time_ms")):
         value = getattr(info, attribute, None)
         if value is not None:
             parts += [name, str(value)]
