@@ -9,7 +9,7 @@ from typing import Optional
 import chess
 import chess.syzygy
 
-from shared import shared_dir
+from tests.shared import shared_dir
 
 
 def syzygy_dir():

@@ -28,8 +28,8 @@ from ..board import Board, MoveError
 
 __all__ = ["TablebaseProber", "open_tables", "Goal", "Lesson", "LESSONS", "lesson_named",
            "LEVEL_NAMES", "CLASSIC", "Judgement", "Ending", "Verdict", "DrillResult", "Drill",
-           "DrillError", "MissingTableError", "choose_start", "board_text", "material_name",
-           "FIFTY_MOVE_PLIES"]
+           "DrillError", "MissingTableError", "choose_start", "classic_starts", "board_text", "material_name",
+           "FIFTY_MOVE_PLIES", "TableReader", "MoveValue", "distance_words", "parse_level", "game_ending"]
 
 # The fifty-move rule in half-moves: at this clock the game is drawn (unless the move mates).
 FIFTY_MOVE_PLIES = 100
@@ -305,9 +305,9 @@ class TableReader:
             probe = self.prober.probe_wdl if kind == "wdl" else self.prober.probe_dtz
             found = probe(board)
             if found is None:
-                raise MissingTableError(f"the tables hold no {material_name(board)} "
-                                        f"position (needs {material_name(board)}.rtbw and "
-                                        f".rtbz): {board.fen()}")
+                material = material_name(board)
+                raise MissingTableError(f"no {material} table ({material}.rtbw and "
+                                        f"{material}.rtbz) for {board.fen()}")
             self._cache[key] = found
         return found
 
@@ -471,6 +471,25 @@ def parse_level(lesson: Lesson, level: Union[str, int, None]) -> Union[str, int]
     return name
 
 
+def classic_starts(lesson: Union[str, Lesson], tables: TablebaseProber) -> List[str]:
+    """The lesson's textbook set-ups that the tables confirm: the lesson's result for the
+    player, and (holding a draw) some move that loses.
+
+    :raises DrillError: for a lesson without set-ups, or none confirmed."""
+    lesson = lesson_named(lesson)
+    if lesson.set_ups is None:
+        raise DrillError(f"{lesson.name} has no textbook set-ups (level {CLASSIC})")
+    reader = tables if isinstance(tables, TableReader) else TableReader(tables)
+    confirmed = []
+    for fen in lesson.set_ups():
+        board = _usable_start(fen)
+        if board is not None and _fits_level(lesson, reader, board, CLASSIC):
+            confirmed.append(fen)
+    if not confirmed:
+        raise DrillError(f"{lesson.name}: the tables confirm none of the textbook set-ups")
+    return confirmed
+
+
 def choose_start(lesson: Union[str, Lesson], tables: TablebaseProber,
                  level: Union[str, int, None] = None, seed: Optional[int] = None) -> str:
     """A start for the lesson at the level, the same for the same seed and tables: a textbook
@@ -484,13 +503,7 @@ def choose_start(lesson: Union[str, Lesson], tables: TablebaseProber,
     reader = tables if isinstance(tables, TableReader) else TableReader(tables)
     rng = random.Random(seed)
     if level == CLASSIC:
-        assert lesson.set_ups is not None
-        confirmed = [fen for fen in lesson.set_ups()
-                     if (board := _usable_start(fen)) is not None
-                     and _fits_level(lesson, reader, board, CLASSIC)]
-        if not confirmed:
-            raise DrillError(f"{lesson.name}: the tables confirm none of the textbook set-ups")
-        return rng.choice(confirmed)
+        return rng.choice(classic_starts(lesson, reader))
     for _ in range(MAX_PLACEMENTS):
         fen = _random_placement(lesson, rng)
         board = _usable_start(fen) if fen else None
@@ -652,6 +665,18 @@ class Drill:
         best = self._best(self._reader.move_values(self._board))
         return best.moves if best.outcome == WIN else None
 
+    def best_moves(self) -> List[str]:
+        """The player's moves (UCI) that keep the lesson's result at its best: the fastest
+        wins, or every move that holds the draw (a hint); none once the drill is over."""
+        if self.finished:
+            return []
+        values = self._reader.move_values(self._board)
+        best = self._best(values)
+        if best.outcome == DRAW:
+            return [move for move, value in values.items() if value.outcome == DRAW]
+        return [move for move, value in values.items()
+                if value.outcome == best.outcome and value.moves == best.moves]
+
     def restart(self) -> "Drill":
         """The same lesson from the same start and seed, played afresh."""
         again = Drill.__new__(Drill)
@@ -664,10 +689,10 @@ class Drill:
 
     # -- playing ----------------------------------------------------------------------------
 
-    def play(self, text: str) -> Verdict:
-        """Judge and play the player's move (SAN or UCI), then the engine's reply.  A move that
-        cannot be read or is not legal (or a drill that is over) gives a REFUSED verdict and
-        changes nothing."""
+    def judge(self, text: str) -> Verdict:
+        """The verdict the move (SAN or UCI) would get, without playing it or the reply: a
+        REFUSED verdict for a move that cannot be read or is not legal, or a drill that is
+        over."""
         if self.finished:
             return Verdict(Judgement.REFUSED, "The drill is over: "
                            + (self._result.text if self._result else ""))
@@ -676,11 +701,18 @@ class Drill:
         except MoveError as error:
             return Verdict(Judgement.REFUSED, _move_error_text(error, self._board.fen()))
         if move == "0000":
-            return Verdict(Judgement.REFUSED, f"{text.strip()!r} is a null move: play a real move")
+            return Verdict(Judgement.REFUSED, f"{text.strip()!r} is a null move: play a real move.")
         values = self._reader.move_values(self._board)
-        san = self._board.san(move)
-        verdict = self._judge(move, san, values)
-        self._board.push_uci(move)
+        return self._judge(move, self._board.san(move), values)
+
+    def play(self, text: str) -> Verdict:
+        """Judge and play the player's move (SAN or UCI), then the engine's reply.  A move that
+        cannot be read or is not legal (or a drill that is over) gives a REFUSED verdict and
+        changes nothing."""
+        verdict = self.judge(text)
+        if not verdict.accepted:
+            return verdict
+        self._board.push_uci(verdict.move)
         ending = game_ending(self._board)
         reply = reply_san = None
         if verdict.judgement is Judgement.THROWN:
@@ -709,7 +741,7 @@ class Drill:
         best_moves = [m for m, v in values.items() if v.preference() == best.preference()]
         best_san = self._board.san(best_moves[0]) if move not in best_moves else None
         if best.outcome == WIN:
-            words = _distance_words(self._board)
+            words = distance_words(self._board)
             if mine.outcome == WIN and mine.moves <= best.moves:
                 text = (f"{san}: mate." if mine.plies == 1 and self._mates(move) else
                         f"{san}: the fastest win ({words} in {_plural(mine.moves, 'move')}).")
@@ -730,7 +762,7 @@ class Drill:
             best_san = self._board.san(best_moves[0])
         result = "a loss" if mine.outcome == LOSS else "a draw"
         because = f" ({mine.reason})" if mine.reason and mine.outcome == DRAW else ""
-        others = f" ({keeping} moves kept it)" if keeping > 1 else ""
+        others = f" (as did {_plural(keeping - 1, 'other move')})" if keeping > 1 else ""
         text = (f"{san}?? throws {what} away: {result}{because}. {best_san} kept it{others}.")
         return Verdict(Judgement.THROWN, text, move, san, best_move=best_san)
 
@@ -779,9 +811,10 @@ class Drill:
         else:
             success = not thrown
             head = f"Draw held ({ending.value})" if success else "The draw was lost"
-        text = (f"{head}. {_plural(len(judged), 'move')}: {best} best, {slower} slower"
-                + (f" ({_plural(lost, 'move')} lost)" if lost else "")
-                + (", 1 throwing the result away" if thrown else "") + ".")
+        parts = [f"{best} best"] + ([f"{slower} slower"] if slower else []) \
+            + ([f"1 threw the {self.lesson.goal.value} away"] if thrown else [])
+        text = (f"{head} after {_plural(len(judged), 'move')} ({', '.join(parts)}"
+                + (f"; {_plural(lost, 'move')} lost to slower wins" if lost else "") + ").")
         return DrillResult(success, ending, len(judged), best, slower, lost, text)
 
 
@@ -803,7 +836,7 @@ def _side_letters(board: Board) -> Tuple[str, str]:
     return "".join(white), "".join(black)
 
 
-def _distance_words(board: Board) -> str:
+def distance_words(board: Board) -> str:
     """"mate" when nothing but mate can zero the clock (no pawn, a bare defending king),
     else "conversion": the next capture, pawn move or mate."""
     letters = [board.piece_at(sq) for sq in range(64)]

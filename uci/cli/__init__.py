@@ -36,6 +36,7 @@ COMMANDS = {
     "hint": (_lazy("positions", "hint"), "a good move for a position (SAN on the first line) and one sentence on why"),
     "puzzles": (_lazy("puzzles", "main"), "find puzzles in PGN games: a CSV in the lichess puzzle database's format"),
     "puzzle": (_lazy("daily", "puzzle"), "the puzzle of the day (--date YYYY-MM-DD) with its themes and hints"),
+    "drill": (_lazy("drill", "main"), "an endgame lesson against perfect defence from Syzygy tables, each move judged at once"),
 }
 
 
