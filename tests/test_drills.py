@@ -124,8 +124,8 @@ def test_a_lesson_is_played_to_its_end_against_perfect_defence(oracle, name, lev
         board = chess_board(drill)
         move = scripted_move(drill, oracle)
         verdict = drill.play(move)
-        assert verdict.judgement is (Judgement.BEST if lesson.goal is Goal.WIN else Judgement.HOLDS), \
-            verdict.text
+        kept = Judgement.BEST if lesson.goal is Goal.WIN else Judgement.HOLDS
+        assert verdict.judgement is kept, verdict.text
         assert verdict.move == move
         if verdict.reply:
             board.push_uci(move)

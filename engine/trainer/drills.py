@@ -28,8 +28,9 @@ from ..board import Board, MoveError
 
 __all__ = ["TablebaseProber", "open_tables", "Goal", "Lesson", "LESSONS", "lesson_named",
            "LEVEL_NAMES", "CLASSIC", "Judgement", "Ending", "Verdict", "DrillResult", "Drill",
-           "DrillError", "MissingTableError", "choose_start", "classic_starts", "board_text", "material_name",
-           "FIFTY_MOVE_PLIES", "TableReader", "MoveValue", "distance_words", "parse_level", "game_ending"]
+           "DrillError", "MissingTableError", "choose_start", "classic_starts", "parse_level",
+           "TableReader", "MoveValue", "game_ending", "material_name", "distance_words",
+           "board_text", "FIFTY_MOVE_PLIES"]
 
 # The fifty-move rule in half-moves: at this clock the game is drawn (unless the move mates).
 FIFTY_MOVE_PLIES = 100
@@ -319,24 +320,24 @@ class TableReader:
 
     def move_value(self, board: Board, move: str) -> MoveValue:
         """The value of `move` for the side to move on `board` (left as it was)."""
-        clock_before = board.halfmove_clock
         board.push_uci(move)
         try:
-            return self._value_after(board, clock_before)
+            return self._value_after(board)
         finally:
             board.pop()
 
-    def _value_after(self, board: Board, clock_before: int) -> MoveValue:
+    def _value_after(self, board: Board) -> MoveValue:
+        """The value of the move just played on `board`, for the side that played it."""
         ending = game_ending(board)
         if ending is Ending.CHECKMATE:
             return MoveValue(WIN, 1)
         if ending is not None:
-            return MoveValue(DRAW, 0, ending.value, ending)
+            return MoveValue(DRAW, 0, f"a draw by {ending.value}", ending)
         if board.halfmove_clock == 0:
             # a capture or pawn move: the tables' WDL is exact with the clock at zero
             wdl = -self.wdl(board)
             if abs(wdl) == 2:
-                return MoveValue(WIN if wdl > 0 else LOSS, 1)
+                return MoveValue(WIN, 1) if wdl > 0 else MoveValue(LOSS, 1, "a loss with best play")
             return MoveValue(DRAW, 0, "a draw with best play" if wdl == 0 else
                              "a draw by the fifty-move rule with best play")
         dtz = -self.dtz(board)               # the mover's: > 0 wins, plies to conversion
@@ -344,15 +345,16 @@ class TableReader:
             value = MoveValue(DRAW, 0, "a draw with best play")
         elif board.halfmove_clock + abs(dtz) > FIFTY_MOVE_PLIES:
             left = FIFTY_MOVE_PLIES - board.halfmove_clock
-            value = MoveValue(DRAW, 0, f"a draw by the fifty-move rule: "
-                                       f"{'the win' if dtz > 0 else 'the loss'} needs "
+            whose = "the win" if dtz > 0 else "the opponent's win"
+            value = MoveValue(DRAW, 0, f"a draw by the fifty-move rule: {whose} needs "
                                        f"{_plural(abs(dtz), 'more half-move')} without capture "
                                        f"or pawn move, {left} left")
         else:
-            value = MoveValue(WIN if dtz > 0 else LOSS, abs(dtz) + 1)
+            value = MoveValue(WIN if dtz > 0 else LOSS, abs(dtz) + 1,
+                              "" if dtz > 0 else "a loss with best play")
         if value.outcome == WIN and self._allows_repetition(board):
-            return MoveValue(DRAW, 0, "it lets the opponent repeat the position a third time",
-                             Ending.REPETITION)
+            return MoveValue(DRAW, 0, "a draw: it lets the opponent repeat the position a "
+                                      "third time", Ending.REPETITION)
         return value
 
     @staticmethod
@@ -760,10 +762,8 @@ class Drill:
         keeping = sum(v.outcome == best.outcome for v in values.values())
         if best_san is None:
             best_san = self._board.san(best_moves[0])
-        result = "a loss" if mine.outcome == LOSS else "a draw"
-        because = f" ({mine.reason})" if mine.reason and mine.outcome == DRAW else ""
         others = f" (as did {_plural(keeping - 1, 'other move')})" if keeping > 1 else ""
-        text = (f"{san}?? throws {what} away: {result}{because}. {best_san} kept it{others}.")
+        text = f"{san}?? throws {what} away: {mine.reason}. {best_san} kept it{others}."
         return Verdict(Judgement.THROWN, text, move, san, best_move=best_san)
 
     def _mates(self, move: str) -> bool:
