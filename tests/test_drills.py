@@ -467,3 +467,18 @@ def test_the_installed_command_lists_the_lessons_and_needs_tables(tmp_path):
 
 def oracle_dir():
     return shared_file("syzygy/KQvK.rtbw").parent
+
+
+def test_the_lesson_table_of_the_docs_is_the_lessons():
+    """docs/drills.md's table lists every lesson, in order, with its side, goal, material and
+    (win lessons) its bands of moves."""
+    text = (REPO_ROOT / "docs" / "drills.md").read_text(encoding="utf-8")
+    rows = [[cell.strip().strip("`") for cell in line.strip().strip("|").split("|")]
+            for line in text.splitlines() if line.startswith("| `")]
+    assert [row[0] for row in rows] == list(LESSONS)
+    for row in rows:
+        lesson = LESSONS[row[0]]
+        assert row[1] == ("White" if lesson.player_white else "Black")
+        assert row[2] == lesson.goal.value and row[3] == lesson.material
+        if lesson.goal is Goal.WIN:
+            assert row[4:] == [f"{low}-{high}" for low, high in lesson.bands]

@@ -805,14 +805,19 @@ class Drill:
         best = sum(v.judgement in (Judgement.BEST, Judgement.HOLDS) for v in judged)
         slower = sum(v.judgement is Judgement.SLOWER for v in judged)
         lost = sum(v.moves_lost for v in judged)
-        if self.lesson.goal is Goal.WIN:
-            success = ending is Ending.CHECKMATE and not thrown
-            head = "Mate: you won" if success else f"No win ({ending.value})"
+        goal = self.lesson.goal.value
+        if thrown:
+            success = False
+            head = (f"The {goal} was thrown away" if ending is Ending.RESULT_LOST else
+                    f"The {goal} was thrown away: a draw by {ending.value}")
+        elif self.lesson.goal is Goal.WIN:
+            success = ending is Ending.CHECKMATE
+            head = "Mate: you won" if success else f"No win: a draw by {ending.value}"
         else:
-            success = not thrown
-            head = f"Draw held ({ending.value})" if success else "The draw was lost"
+            success = True
+            head = f"Draw held: a draw by {ending.value}"
         parts = [f"{best} best"] + ([f"{slower} slower"] if slower else []) \
-            + ([f"1 threw the {self.lesson.goal.value} away"] if thrown else [])
+            + ([f"1 threw the {goal} away"] if thrown else [])
         text = (f"{head} after {_plural(len(judged), 'move')} ({', '.join(parts)}"
                 + (f"; {_plural(lost, 'move')} lost to slower wins" if lost else "") + ").")
         return DrillResult(success, ending, len(judged), best, slower, lost, text)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 
 from .common import EXIT_FAILED, EXIT_OK, Parser
 
 # Words the drill reads besides moves.
 QUIT_WORDS = ("quit", "exit", "resign")
-HELP_TEXT = ("Type a move in SAN (Qb7, Kxe2, e8=Q) or UCI (b1b7); 'moves' lists the legal "
-             "moves, 'board' shows the board again, 'quit' stops.")
+HELP_TEXT = ("Moves in SAN (Qb7, Kxe2, e8=Q) or UCI (b1b7); 'moves' lists them, 'board' shows "
+             "the board, 'quit' stops.")
+# The width the lesson's advice is wrapped to.
+TEXT_WIDTH = 92
 
 
 def main(argv) -> int:
@@ -84,11 +87,12 @@ def play(drill, level) -> int:
     colour = "White" if drill.player_white else "Black"
     shown_level = level if isinstance(level, str) else f"{level} moves"
     say(f"Lesson {lesson.name}: {lesson.title} (level {shown_level}, seed {drill.seed}).")
-    say(lesson.advice)
+    say(textwrap.fill(lesson.advice, TEXT_WIDTH))
     goal = "win" if lesson.goal is Goal.WIN else "hold the draw"
     left = drill.moves_left()
     distance = f": {distance_words(drill.board)} in {left} with best play" if left else ""
-    say(f"You play {colour}, to move; {goal}{distance}. {HELP_TEXT}")
+    say(f"You play {colour}; {goal}{distance}.")
+    say(HELP_TEXT)
     show(drill)
     interactive = sys.stdin.isatty()
     while not drill.finished:
