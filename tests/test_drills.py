@@ -344,6 +344,18 @@ def test_a_bad_move_is_refused_and_changes_nothing(oracle, text, message):
     assert len(drill.verdicts) == 1 and not drill.finished
 
 
+def test_a_move_taken_back_is_as_if_never_played(oracle):
+    fen = "k7/8/1K6/8/8/8/8/2Q5 w - - 0 1"
+    drill = Drill("KQvK", fen=fen, tables=oracle, seed=1)
+    assert not drill.take_back()
+    first = drill.play("Qc2")
+    assert first.reply and drill.take_back()
+    assert drill.fen == fen and drill.moves == [] and drill.verdicts == []
+    assert drill.play("Qc7").judgement is Judgement.THROWN and drill.finished
+    assert drill.take_back() and not drill.finished and drill.result is None
+    assert drill.fen == fen and drill.play("Qc8#").result.success
+
+
 def test_a_finished_drill_refuses_moves(oracle):
     drill = Drill("KQvK", fen="k7/8/1K6/8/8/8/8/2Q5 w - - 0 1", tables=oracle, seed=1)
     assert drill.play("Qc8#").finished and drill.result.success
@@ -359,7 +371,8 @@ def test_a_finished_drill_refuses_moves(oracle):
     ({"lesson": "KQvK", "fen": "8/8/8/3k4/8/8/8/K3R3 w - - 0 1"}, "needs KQvK"),
     ({"lesson": "KPvK", "fen": "8/8/8/8/8/k7/P7/K7 w - - 0 1"}, "do not give the player a win"),
     ({"lesson": "KQvK", "fen": "8/8/8/3k4/8/8/8/K3Q3 b - - 0 1"}, "White to move"),
-    ({"lesson": "KQvK", "fen": "not a fen"}, "bad start")])
+    ({"lesson": "KQvK", "fen": "not a fen"}, "bad start"),
+    ({"lesson": "KRvK", "fen": "8/8/8/3k4/8/8/8/4K2R w K - 0 1"}, "castling")])
 def test_a_bad_lesson_level_or_start_is_refused(oracle, kwargs, message):
     with pytest.raises(DrillError, match=message):
         Drill(tables=oracle, seed=1, **kwargs)
@@ -404,20 +417,21 @@ def run_drill(monkeypatch, capsys, oracle, stdin, *args):
 
 
 def test_the_command_plays_a_lesson_from_standard_input(oracle, monkeypatch, capsys):
-    args = ["KRvK", "--level", "easy", "--seed", "9", "--path", str(oracle_dir())]
-    twin = Drill("KRvK", level="easy", seed=9, tables=oracle)
+    args = ["KRvK", "--level", "medium", "--seed", "9", "--path", str(oracle_dir())]
+    twin = Drill("KRvK", level="medium", seed=9, tables=oracle)
     moves = []
     while not twin.finished:
         move = scripted_move(twin, oracle)
         moves.append(chess_board(twin).san(chess.Move.from_uci(move)))
         twin.play(move)
-    script = "\n".join(["Rz9", "moves", moves[0], "", *moves[1:]]) + "\n"
+    script = "\n".join(["Rz9", "moves", moves[0], "back", moves[0], "", *moves[1:]]) + "\n"
     status, out, err = run_drill(monkeypatch, capsys, oracle, script, *args)
     assert status == 0, err
-    assert f"Lesson KRvK: mate with king and rook (level easy, seed 9)." in out
+    assert "Lesson KRvK: mate with king and rook (level medium, seed 9)." in out
     assert f"mate in {twin.verdicts[0].moves_left} with best play" in out
     assert "Invalid move 'Rz9'" in out and "Legal moves: " in out
-    assert out.count("Fifty-move counter: ") == len(moves)          # the start, each reply
+    assert "Taken back." in out
+    assert out.count("Fifty-move counter: ") == len(moves) + 2   # the start, each reply, back
     assert "   a b c d e f g h" in out
     assert twin.result.text in out and out.rstrip().endswith(twin.result.text)
     assert "Mate: you won" in twin.result.text

@@ -18,6 +18,7 @@ time that is Scacco's own reader (`open_tables`); the tests pass an oracle of th
 """
 from __future__ import annotations
 
+import dataclasses
 import enum
 import os
 import random
@@ -69,7 +70,9 @@ def open_tables(paths: Union[str, Sequence[str]]) -> TablebaseProber:
         paths = [part for part in paths.split(os.pathsep) if part]
     try:
         from ..tablebase import Tablebase
-    except ImportError as error:
+    except ModuleNotFoundError as error:
+        if error.name != f"{__package__.rsplit('.', 1)[0]}.tablebase":
+            raise
         raise DrillError("this Scacco has no Syzygy reader (scacco.engine.tablebase): the "
                          "drills cannot read tables") from error
     return Tablebase(list(paths))
@@ -116,10 +119,12 @@ class Lesson:
 
 
 def _square(file: int, rank: int) -> Optional[int]:
+    """The square index of a file and rank (0..7 each), None off the board."""
     return rank * 8 + file if 0 <= file < 8 and 0 <= rank < 8 else None
 
 
 def _fen_of(pieces: Dict[int, str], white_to_move: bool) -> str:
+    """The FEN of pieces by square (letters as in FEN), no castling, clocks at their start."""
     rows = []
     for rank in range(7, -1, -1):
         row, empty = "", 0
@@ -376,6 +381,7 @@ class TableReader:
 
 
 def _plural(count: int, word: str) -> str:
+    """ "1 move", "2 moves"."""
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
@@ -411,6 +417,7 @@ def _usable_start(fen: str) -> Optional[Board]:
 
 
 def _square_index(name: str) -> int:
+    """The index of a square name ("e4" -> 28)."""
     return (int(name[1]) - 1) * 8 + "abcdefgh".index(name[0])
 
 
@@ -432,7 +439,9 @@ def _fits_level(lesson: Lesson, reader: TableReader, board: Board,
         moves = (reader.dtz(board) + 1) // 2
         if isinstance(level, int):
             return moves == level
-        low, high = lesson.bands[LEVEL_NAMES.index(level)] if level in LEVEL_NAMES else (1, 10 ** 6)
+        if level not in LEVEL_NAMES:
+            return True
+        low, high = lesson.bands[LEVEL_NAMES.index(level)]
         return low <= moves <= high
     if wdl != 0:
         return False
@@ -602,6 +611,8 @@ class Drill:
             board = Board(fen)
         except ValueError as error:
             raise DrillError(f"bad start: {error}") from None
+        if board.castling_fen() != "-":
+            raise DrillError("bad start: castling rights (the tables hold positions without)")
         if board.turn != self.lesson.player_white:
             raise DrillError(f"bad start: {self.lesson.name} starts with "
                              f"{_colour(self.lesson.player_white)} to move")
@@ -679,6 +690,18 @@ class Drill:
         return [move for move, value in values.items()
                 if value.outcome == best.outcome and value.moves == best.moves]
 
+    def take_back(self) -> bool:
+        """Take back the player's last move and the engine's reply (an ended drill goes on
+        again from before that move); False when no move was played."""
+        if not self._judged:
+            return False
+        last = self._judged.pop()
+        if last.reply is not None:
+            self._board.pop()
+        self._board.pop()
+        self._result = None
+        return True
+
     def restart(self) -> "Drill":
         """The same lesson from the same start and seed, played afresh."""
         again = Drill.__new__(Drill)
@@ -724,11 +747,11 @@ class Drill:
             reply_san = self._board.san(reply)
             self._board.push_uci(reply)
             ending = game_ending(self._board)
-        verdict = _replace(verdict, reply=reply, reply_san=reply_san)
+        verdict = dataclasses.replace(verdict, reply=reply, reply_san=reply_san)
         self._judged.append(verdict)
         if ending is not None:
             self._result = self._summary(ending, verdict.judgement is Judgement.THROWN)
-            verdict = _replace(verdict, finished=True, result=self._result)
+            verdict = dataclasses.replace(verdict, finished=True, result=self._result)
             self._judged[-1] = verdict
         return verdict
 
@@ -821,11 +844,6 @@ class Drill:
         text = (f"{head} after {_plural(len(judged), 'move')} ({', '.join(parts)}"
                 + (f"; {_plural(lost, 'move')} lost to slower wins" if lost else "") + ").")
         return DrillResult(success, ending, len(judged), best, slower, lost, text)
-
-
-def _replace(verdict: Verdict, **changes) -> Verdict:
-    import dataclasses
-    return dataclasses.replace(verdict, **changes)
 
 
 def _colour(white: bool) -> str:

@@ -11,7 +11,7 @@ from .common import EXIT_FAILED, EXIT_OK, Parser
 # Words the drill reads besides moves.
 QUIT_WORDS = ("quit", "exit", "resign")
 HELP_TEXT = ("Moves in SAN (Qb7, Kxe2, e8=Q) or UCI (b1b7); 'moves' lists them, 'board' shows "
-             "the board, 'quit' stops.")
+             "the board, 'back' takes a move back, 'quit' stops.")
 # The width the lesson's advice is wrapped to.
 TEXT_WIDTH = 92
 
@@ -117,6 +117,13 @@ def play(drill, level) -> int:
             continue
         if word == "help":
             say(HELP_TEXT)
+            continue
+        if word == "back":
+            if drill.take_back():
+                say("Taken back.")
+                show(drill)
+            else:
+                say("No move to take back.")
             continue
         verdict = drill.play(text)
         say(verdict.text)
