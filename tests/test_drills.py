@@ -496,3 +496,20 @@ def test_the_lesson_table_of_the_docs_is_the_lessons():
         assert row[2] == lesson.goal.value and row[3] == lesson.material
         if lesson.goal is Goal.WIN:
             assert row[4:] == [f"{low}-{high}" for low, high in lesson.bands]
+
+
+def test_the_readme_shows_a_real_lesson(oracle, monkeypatch, capsys):
+    """The README's transcript is what `scacco drill` prints for its command and moves (its
+    elided boards aside)."""
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("$ scacco drill ", 1)[1].split("```", 1)[0].splitlines()
+    args = block[0].split()
+    args[args.index("--path") + 1] = str(oracle_dir())
+    typed = [line[len("Your move: "):] for line in block if line.startswith("Your move: ")]
+    status, out, _ = run_drill(monkeypatch, capsys, oracle, "\n".join(typed) + "\n", *args)
+    assert status == 0
+    printed = iter(out.splitlines())
+    for line in block[1:]:
+        if line.startswith("Your move: ") or line == "(the board and the counter)":
+            continue
+        assert any(line == seen for seen in printed), f"README line not printed: {line!r}"

@@ -75,7 +75,10 @@ def open_tables(paths: Union[str, Sequence[str]]) -> TablebaseProber:
             raise
         raise DrillError("this Scacco has no Syzygy reader (scacco.engine.tablebase): the "
                          "drills cannot read tables") from error
-    return Tablebase(list(paths))
+    try:
+        return Tablebase(list(paths))
+    except (OSError, ValueError) as error:
+        raise DrillError(f"cannot read the Syzygy tables: {error}") from error
 
 
 # -- lessons -------------------------------------------------------------------------------------

@@ -92,9 +92,11 @@ def play(drill, level) -> int:
     left = drill.moves_left()
     distance = f": {distance_words(drill.board)} in {left} with best play" if left else ""
     say(f"You play {colour}; {goal}{distance}.")
-    say(HELP_TEXT)
+    say(textwrap.fill(HELP_TEXT, TEXT_WIDTH))
     show(drill)
     interactive = sys.stdin.isatty()
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="replace")      # bytes that are not text: a bad move
     while not drill.finished:
         if interactive:
             print("Your move: ", end="", flush=True)
@@ -116,7 +118,7 @@ def play(drill, level) -> int:
             show(drill)
             continue
         if word == "help":
-            say(HELP_TEXT)
+            say(textwrap.fill(HELP_TEXT, TEXT_WIDTH))
             continue
         if word == "back":
             if drill.take_back():
