@@ -356,6 +356,29 @@ def test_a_move_taken_back_is_as_if_never_played(oracle):
     assert drill.fen == fen and drill.play("Qc8#").result.success
 
 
+class DrawsFromTheThirdPly:
+    """The oracle, except that every position three plies or more into the drill is a draw:
+    how DTZ's rounding near the fifty-move limit could take a win away after a good move."""
+
+    def __init__(self, oracle):
+        self.oracle = oracle
+
+    def probe_wdl(self, board):
+        return 0 if len(board.move_stack()) >= 3 else self.oracle.probe_wdl(board)
+
+    def probe_dtz(self, board):
+        return 0 if len(board.move_stack()) >= 3 else self.oracle.probe_dtz(board)
+
+
+def test_a_goal_out_of_reach_after_the_reply_ends_the_drill(oracle):
+    drill = Drill("KRvK", fen="8/8/8/8/3k4/8/8/K3R3 w - - 0 1", tables=DrawsFromTheThirdPly(oracle),
+                  seed=1)
+    verdict = drill.play("Kb2")
+    assert verdict.judgement is Judgement.BEST and verdict.reply and verdict.finished
+    assert drill.result.ending is Ending.RESULT_LOST and not drill.result.success
+    assert drill.result.text.startswith("The win is out of reach now")
+
+
 def test_a_finished_drill_refuses_moves(oracle):
     drill = Drill("KQvK", fen="k7/8/1K6/8/8/8/8/2Q5 w - - 0 1", tables=oracle, seed=1)
     assert drill.play("Qc8#").finished and drill.result.success

@@ -749,7 +749,7 @@ class Drill:
             reply = self._reply()
             reply_san = self._board.san(reply)
             self._board.push_uci(reply)
-            ending = game_ending(self._board)
+            ending = game_ending(self._board) or self._out_of_reach()
         verdict = dataclasses.replace(verdict, reply=reply, reply_san=reply_san)
         self._judged.append(verdict)
         if ending is not None:
@@ -757,6 +757,14 @@ class Drill:
             verdict = dataclasses.replace(verdict, finished=True, result=self._result)
             self._judged[-1] = verdict
         return verdict
+
+    def _out_of_reach(self) -> Optional[Ending]:
+        """RESULT_LOST when the player's best move no longer reaches the lesson's goal (only
+        the format's rounding of DTZ near the fifty-move limit can bring that after a move
+        judged good), else None."""
+        wanted = WIN if self.lesson.goal is Goal.WIN else DRAW
+        best = self._best(self._reader.move_values(self._board))
+        return Ending.RESULT_LOST if best.outcome < wanted else None
 
     @staticmethod
     def _best(values: Dict[str, MoveValue]) -> MoveValue:
@@ -832,7 +840,10 @@ class Drill:
         slower = sum(v.judgement is Judgement.SLOWER for v in judged)
         lost = sum(v.moves_lost for v in judged)
         goal = self.lesson.goal.value
-        if thrown:
+        if ending is Ending.RESULT_LOST and not thrown:
+            success = False
+            head = f"The {goal} is out of reach now"
+        elif thrown:
             success = False
             head = (f"The {goal} was thrown away" if ending is Ending.RESULT_LOST else
                     f"The {goal} was thrown away: a draw by {ending.value}")
