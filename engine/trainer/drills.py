@@ -608,6 +608,8 @@ class Drill:
         self._board = Board(fen)
         self._judged: List[Verdict] = []
         self._result: Optional[DrillResult] = None
+        self._values_key: Optional[Tuple[str, ...]] = None
+        self._values_found: Dict[str, MoveValue] = {}
 
     def _check_start(self, fen: str) -> None:
         try:
@@ -678,7 +680,7 @@ class Drill:
         """The player's moves to mate or conversion with best play (a win lesson), else None."""
         if self.finished or self.lesson.goal is not Goal.WIN:
             return None
-        best = self._best(self._reader.move_values(self._board))
+        best = self._best(self._values())
         return best.moves if best.outcome == WIN else None
 
     def best_moves(self) -> List[str]:
@@ -686,7 +688,7 @@ class Drill:
         wins, or every move that holds the draw (a hint); none once the drill is over."""
         if self.finished:
             return []
-        values = self._reader.move_values(self._board)
+        values = self._values()
         best = self._best(values)
         if best.outcome == DRAW:
             return [move for move, value in values.items() if value.outcome == DRAW]
@@ -713,6 +715,7 @@ class Drill:
         again._rng = random.Random(self.seed)
         again._judged = []
         again._result = None
+        again._values_key = None
         return again
 
     # -- playing ----------------------------------------------------------------------------
@@ -730,7 +733,7 @@ class Drill:
             return Verdict(Judgement.REFUSED, _move_error_text(error, self._board.fen()))
         if move == "0000":
             return Verdict(Judgement.REFUSED, f"{text.strip()!r} is a null move: play a real move.")
-        values = self._reader.move_values(self._board)
+        values = self._values()
         return self._judge(move, self._board.san(move), values)
 
     def play(self, text: str) -> Verdict:
@@ -758,12 +761,20 @@ class Drill:
             self._judged[-1] = verdict
         return verdict
 
+    def _values(self) -> Dict[str, MoveValue]:
+        """Every legal move's value in the current position, computed once per position of
+        the game (keyed by the moves that led to it: repetitions depend on them)."""
+        key = tuple(self._board.move_stack())
+        if self._values_key != key:
+            self._values_key, self._values_found = key, self._reader.move_values(self._board)
+        return self._values_found
+
     def _out_of_reach(self) -> Optional[Ending]:
         """RESULT_LOST when the player's best move no longer reaches the lesson's goal (only
         the format's rounding of DTZ near the fifty-move limit can bring that after a move
         judged good), else None."""
         wanted = WIN if self.lesson.goal is Goal.WIN else DRAW
-        best = self._best(self._reader.move_values(self._board))
+        best = self._best(self._values())
         return Ending.RESULT_LOST if best.outcome < wanted else None
 
     @staticmethod
@@ -811,7 +822,7 @@ class Drill:
         """The engine's move: its best result, then the longest resistance (losing), the
         fastest win (winning) or the draw leaving the player fewest saving replies; ties
         broken by the drill's seed."""
-        values = self._reader.move_values(self._board)
+        values = self._values()
         best = self._best(values)
         candidates = [m for m, v in values.items() if v.preference() == best.preference()]
         if best.outcome == DRAW and len(candidates) > 1:
