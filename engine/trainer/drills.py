@@ -50,7 +50,13 @@ class DrillError(ValueError):
 
 
 class MissingTableError(DrillError):
-    """The tables do not hold a position the drill needs (the material's files are absent)."""
+    """The tables do not hold a position the drill needs (the material's files are absent):
+    `material` names it ("KBNvK"), `fen` is the position."""
+
+    def __init__(self, material: str, fen: str) -> None:
+        super().__init__(f"no {material} table ({material}.rtbw and {material}.rtbz) for {fen}")
+        self.material = material
+        self.fen = fen
 
 
 class TablebaseProber(Protocol):
@@ -314,9 +320,7 @@ class TableReader:
             probe = self.prober.probe_wdl if kind == "wdl" else self.prober.probe_dtz
             found = probe(board)
             if found is None:
-                material = material_name(board)
-                raise MissingTableError(f"no {material} table ({material}.rtbw and "
-                                        f"{material}.rtbz) for {board.fen()}")
+                raise MissingTableError(material_name(board), board.fen())
             self._cache[key] = found
         return found
 

@@ -53,14 +53,20 @@ def main(argv) -> int:
     try:
         drill = Drill(lesson, level=level, seed=args.seed, paths=folders)
     except MissingTableError as error:
-        p.error(f"{error} in {os.pathsep.join(folders)}")
+        p.error(missing_table(error, folders))
     except DrillError as error:
         p.error(str(error))
     try:
         return play(drill, level)
     except MissingTableError as error:
-        print(f"scacco drill: {error} in {os.pathsep.join(folders)}", file=sys.stderr)
+        print(f"scacco drill: {missing_table(error, folders)}", file=sys.stderr)
         return EXIT_FAILED
+
+
+def missing_table(error, folders) -> str:
+    """The message for a table the lesson needs and the folders lack."""
+    return (f"no {error.material} table ({error.material}.rtbw and {error.material}.rtbz) in "
+            f"{os.pathsep.join(folders)}")
 
 
 def table_folders(p: Parser, path):
