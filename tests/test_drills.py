@@ -287,6 +287,17 @@ def test_a_thrown_result_ends_the_drill_and_names_the_move_that_kept_it(oracle, 
     assert not drill.result.success and drill.finished and drill.legal_moves == []
 
 
+def test_the_only_holding_move_is_named_so(oracle):
+    fen = "8/8/4k3/8/8/4K3/4P3/8 b - - 0 1"
+    board = chess.Board(fen)
+    values = reference_values(board, oracle.tables)
+    holding = [board.san(chess.Move.from_uci(m)) for m, (o, _) in values.items() if o == DRAW]
+    assert holding == ["Ke5"]
+    drill = Drill("KPvK-draw", fen=fen, tables=oracle, seed=1)
+    assert drill.judge("Ke5").text == "Ke5: holds the draw (the only move that does)."
+    assert drill.judge("Kd6").text.startswith("Kd6?? throws the draw away: a loss with best play")
+
+
 def test_the_fifty_move_rule_can_throw_a_win_away(oracle):
     """A slower move wins by DTZ alone but not with the clock: with the clock set so that the
     fastest win just fits in the fifty moves, a slower one is a draw (python-chess's DTZ)."""

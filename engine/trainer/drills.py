@@ -806,7 +806,9 @@ class Drill:
             what = "the win"
         else:
             if mine.outcome >= DRAW:
-                return Verdict(Judgement.HOLDS, f"{san}: holds the draw.", move, san)
+                only = sum(v.outcome >= DRAW for v in values.values()) == 1
+                text = f"{san}: holds the draw" + (" (the only move that does)." if only else ".")
+                return Verdict(Judgement.HOLDS, text, move, san)
             what = "the draw"
         keeping = sum(v.outcome == best.outcome for v in values.values())
         if best_san is None:
@@ -816,6 +818,7 @@ class Drill:
         return Verdict(Judgement.THROWN, text, move, san, best_move=best_san)
 
     def _mates(self, move: str) -> bool:
+        """Does the move mate?"""
         self._board.push_uci(move)
         try:
             return self._board.is_checkmate()
