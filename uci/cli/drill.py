@@ -17,6 +17,8 @@ TEXT_WIDTH = 92
 
 
 def main(argv) -> int:
+    """`scacco drill`: the arguments checked (exit status EXIT_USAGE with a message, nothing
+    played), then the lesson on standard input and output."""
     from ...engine.trainer.drills import (LESSONS, Drill, DrillError, MissingTableError,
                                           lesson_named, parse_level)
 
@@ -147,6 +149,7 @@ def play(drill, level) -> int:
 
 
 def show(drill) -> None:
+    """The board, the player's side below, and the fifty-move counter."""
     from ...engine.trainer.drills import FIFTY_MOVE_PLIES, board_text
     say(board_text(drill.board, white_below=drill.player_white))
     say(f"Fifty-move counter: {drill.halfmove_clock} of {FIFTY_MOVE_PLIES} half-moves "
@@ -154,4 +157,5 @@ def show(drill) -> None:
 
 
 def say(text: str) -> None:
+    """A line of the lesson, flushed at once (a person, or a program, waits for it)."""
     print(text, flush=True)
