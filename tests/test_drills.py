@@ -476,6 +476,9 @@ def test_the_end_of_input_ends_the_drill_cleanly(oracle, monkeypatch, capsys):
                                  "--path", str(oracle_dir()))
     assert status == 0 and err == ""
     assert "Input ended: the drill stopped after 0 of your moves." in out
+    ranks = [line[0] for line in out.splitlines() if line[:1].isdigit() and line[1:3] == "  "]
+    assert ranks == list("12345678")                # the player's side (Black) below
+    assert "   h g f e d c b a" in out and "You play Black; hold the draw." in out
 
 
 def test_the_command_lists_the_lessons(oracle, monkeypatch, capsys):
