@@ -37,6 +37,7 @@ COMMANDS = {
     "puzzles": (_lazy("puzzles", "main"), "find puzzles in PGN games: a CSV in the lichess puzzle database's format"),
     "puzzle": (_lazy("daily", "puzzle"), "the puzzle of the day (--date YYYY-MM-DD) with its themes and hints"),
     "tb": (_lazy("tablebase", "main"), "probe the Syzygy tablebases: a position's result and every move's"),
+    "drill": (_lazy("drill", "main"), "an endgame lesson against perfect defence from Syzygy tables, each move judged at once"),
 }
 
 
