@@ -17,14 +17,20 @@ With --late N, N more positions of at most LATE_MATERIAL material (every second 
 self-play games of bench/wdl_fit.py among the sources when they are there): endgames are
 rare at every fourth ply of real games, and the scale must hold there too.
 
-The fit: for each evaluation, Stockfish's cp on Scacco's raw score by least squares on the
-positions with |sf_cp| <= 600 and neither side mating: one factor through the origin (with an
-intercept too, and the correlation), and engine/score.py's Scale, a factor linear in the
-material between two ends found on a grid.  The check on positions the fit did not use is a
-five-fold cross-validation (the folds by a hash of the FEN): each fifth is scaled by the fit
-made on the other four, and the slope of Stockfish's centipawns on those scaled ones is
-printed (1.0 is the aim; 0.9..1.1 is the target), overall and by material bucket (material as
-engine/score.py counts it), with the rms residual.
+Two fits for each evaluation.  The straight line: Stockfish's cp on Scacco's raw score by
+least squares on the positions with |sf_cp| <= 600 and neither side mating (one factor through
+the origin, with an intercept too, and the correlation; and a factor linear in the material
+between two ends found on a grid).  The curve (what engine/score.py ships): engine/score.py's
+Scale with its knee and exponent, the one whose winning chances (lichess's curve) come closest in
+squares to those of Stockfish's score on every position where Scacco sees no mate (a mate
+Stockfish sees counts as certain), the knee, the exponent and the two ends found on a grid.  Fitting the
+line to centipawns selected by Stockfish's size weighs the noise of our scores as a smaller
+scale: it read small endgame advantages half as large as Stockfish does, which the analysis'
+winning chances turned into missed and invented mistakes.  The check on positions the fit did
+not use is a five-fold cross-validation (the folds by a hash of the FEN): each fifth is scaled
+by the fit made on the other four; printed are the mean squared gap in winning chances and the
+slope of Stockfish's centipawns on the scaled ones (1.0 is the aim; 0.9..1.1 is the target),
+overall and by material bucket (material as engine/score.py counts it), with the rms residual.
 
 Progress on stderr.  Stockfish is used only here, never at run time.
 """
@@ -45,13 +51,15 @@ import chess.pgn
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests.shared import shared_dir  # noqa: E402
-from scacco.engine.score import CLASSICAL_SCALE, NETWORK_SCALE, material  # noqa: E402
+from scacco.engine.score import (CLASSICAL_SCALE, NETWORK_SCALE, WIN_MULTIPLIER,  # noqa: E402
+                                 material)
 
 STOCKFISH = "/usr/games/stockfish"
 LIMIT_CP = 600
 PER_GAME = 15
 LATE_MATERIAL = 40
 FOLDS = 5
+FULL, BARE = 78, 20      # the curve's ends in material (the starting position's and the line's)
 
 
 def sources():
@@ -200,6 +208,109 @@ def fit_scale(rows):
     return best[1]
 
 
+def winning_chances_array(cp):
+    """lichess's winning chances (engine/score.py's curve) of an array of centipawns."""
+    import numpy as np
+    return 2.0 / (1.0 + np.exp(WIN_MULTIPLIER * np.asarray(cp, dtype=float))) - 1.0
+
+
+def curve_cp(scale, raw, material):
+    """Scale.to_cp over arrays."""
+    import numpy as np
+    raw = np.asarray(raw, dtype=float)
+    share = (np.clip(material, scale.bare, scale.full) - scale.bare) / (scale.full - scale.bare)
+    factor = scale.endgame + (scale.middlegame - scale.endgame) * share
+    size = np.abs(raw)
+    if math.isfinite(scale.knee):
+        size = np.where(size > scale.knee,
+                        scale.knee * (np.maximum(size, scale.knee) / scale.knee) ** scale.exponent,
+                        size)
+    return np.sign(raw) * factor * size
+
+
+def fit_curve(raw, target, material):
+    """The Scale (ends at FULL and BARE material, a knee, an exponent) whose winning chances
+    come closest in squares to `target` (Stockfish's winning chances): a coarse grid, then a
+    finer one around its best point (the knee kept)."""
+    import numpy as np
+    from scacco.engine.score import Scale
+    raw, target, material = (np.asarray(a, dtype=float) for a in (raw, target, material))
+
+    def loss(scale):
+        return float(np.mean((winning_chances_array(curve_cp(scale, raw, material)) - target) ** 2))
+
+    best = None
+    knees = (200, 300, 400, 500, 600)
+    grid = (np.arange(0.2, 1.001, 0.1), np.arange(0.5, 2.0, 0.05), np.arange(0.5, 2.0, 0.05))
+    for fine in (False, True):
+        exponents, ends, mids = grid
+        for knee in ((best[1].knee,) if fine else knees):
+            for exponent in exponents:
+                for end in ends:
+                    for mid in mids:
+                        scale = Scale(middlegame=round(float(mid), 3), endgame=round(float(end), 3),
+                                      full=FULL, bare=BARE, knee=knee,
+                                      exponent=round(float(exponent), 3))
+                        value = loss(scale)
+                        if best is None or value < best[0]:
+                            best = (value, scale)
+        scale = best[1]
+        grid = (np.arange(max(0.05, scale.exponent - 0.08), scale.exponent + 0.081, 0.02),
+                np.arange(scale.endgame - 0.04, scale.endgame + 0.041, 0.01),
+                np.arange(scale.middlegame - 0.04, scale.middlegame + 0.041, 0.01))
+    return best[1]
+
+
+def report_curve(records, name: str) -> None:
+    """The curve's fit, its out-of-fold check and the shipped scale's figures."""
+    import numpy as np
+    rows = []
+    for r in records:
+        if r[f"{name}_raw"] is None or r[f"{name}_mate"] is not None:
+            continue
+        if r["sf_mate"] is not None:
+            target = 1.0 if r["sf_mate"] > 0 else -1.0
+        else:
+            target = float(winning_chances_array(r["sf_cp"]))
+        rows.append((r[f"{name}_raw"], target, r["sf_cp"] if r["sf_mate"] is None else None,
+                     fen_material(r["fen"]), fold(r["fen"])))
+    raw = np.array([row[0] for row in rows], dtype=float)
+    target = np.array([row[1] for row in rows])
+    sf_cp = np.array([np.nan if row[2] is None else row[2] for row in rows], dtype=float)
+    material_ = np.array([row[3] for row in rows])
+    folds = np.array([row[4] for row in rows])
+    scale = fit_curve(raw, target, material_)
+    print(f"  the curve (winning chances, {len(rows)} positions): Scale(middlegame="
+          f"{scale.middlegame}, endgame={scale.endgame}, full={scale.full}, bare={scale.bare}, "
+          f"knee={scale.knee}, exponent={scale.exponent})")
+    scaled = np.zeros(len(rows))
+    for held in range(FOLDS):
+        fold_scale = fit_curve(raw[folds != held], target[folds != held], material_[folds != held])
+        scaled[folds == held] = curve_cp(fold_scale, raw[folds == held], material_[folds == held])
+    shipped = (NETWORK_SCALE if name == "net" else CLASSICAL_SCALE)
+    usable = ~np.isnan(sf_cp) & (np.abs(np.nan_to_num(sf_cp)) <= LIMIT_CP)
+
+    def slope(x, part):
+        x, y = x[part], sf_cp[part]
+        return float((x * y).sum() / (x * x).sum())
+
+    def gap(x, part):
+        return float(np.mean((winning_chances_array(x[part]) - target[part]) ** 2))
+
+    shipped_cp = curve_cp(shipped, raw, material_)
+    print(f"  out of fold, the curve: winning-chances gap {gap(scaled, np.ones(len(rows), bool)):.5f}"
+          f", slope of Stockfish's cp on ours {slope(scaled, usable):.3f}")
+    print(f"  {'material':>8} {'n':>5}   curve out of fold: {'gap':>7} {'slope':>6}   shipped: "
+          f"{'gap':>7} {'slope':>6}")
+    for label_, lo, hi in [(f"{lo}-{hi}", lo, hi) for lo, hi in BUCKETS] + PHASES:
+        part = (material_ >= lo) & (material_ <= hi)
+        if part.sum() < 10:
+            continue
+        print(f"  {label_:>15} {int(part.sum()):5d}   {gap(scaled, part):7.5f} "
+              f"{slope(scaled, part & usable):6.3f}   {gap(shipped_cp, part):7.5f} "
+              f"{slope(shipped_cp, part & usable):6.3f}")
+
+
 BUCKETS = [(0, 19), (20, 29), (30, 39), (40, 49), (50, 59), (60, 69), (70, 78)]
 PHASES = [("endgame", 0, 29), ("late middlegame", 30, 59), ("middlegame", 60, 78)]
 
@@ -250,7 +361,7 @@ def report(records, name: str) -> None:
               f"{fit(part)[0]:.3f} by material, {fit([(x, y) for x, y, m in one if lo <= m <= hi])[0]:.3f}"
               " with one factor")
     shipped = (NETWORK_SCALE if name == "net" else CLASSICAL_SCALE)
-    print(f"  engine/score.py's scale ({shipped}): slope {fit([(shipped.factor(m) * raw, sf) for raw, sf, m in rows])[0]:.3f}"
+    print(f"  engine/score.py's scale ({shipped}): slope {fit([(shipped.to_cp(raw, m), sf) for raw, sf, m in rows])[0]:.3f}"
           " on all positions")
 
 
@@ -281,6 +392,7 @@ def main() -> int:
           f"{args.nodes} nodes)")
     for name in ("net", "classical"):
         report(records, name)
+        report_curve(records, name)
     return 0
 
 

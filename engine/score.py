@@ -30,25 +30,45 @@ def material(board) -> int:
 
 @dataclass(frozen=True)
 class Scale:
-    """Stockfish centipawns per raw unit of one evaluation: `middlegame` at `full` material
-    and above, `endgame` at `bare` and below, linear between."""
+    """Stockfish centipawns of one evaluation's raw units: a straight line of slope
+    factor(material) up to `knee` raw units in size, then a curve through the same point that
+    grows as |raw| ** exponent (the evaluations' large scores grow faster than Stockfish's).
+    The factor is `middlegame` at `full` material and above, `endgame` at `bare` and below,
+    linear between."""
 
     middlegame: float
     endgame: float
     full: int = 60
     bare: int = 20
+    knee: float = math.inf
+    exponent: float = 1.0
 
     def factor(self, material: int) -> float:
         share = (min(max(material, self.bare), self.full) - self.bare) / (self.full - self.bare)
         return self.endgame + (self.middlegame - self.endgame) * share
 
+    def to_cp(self, raw: float, material: int) -> float:
+        """Raw units in a position of `material` as Stockfish centipawns (unrounded)."""
+        size = abs(raw)
+        if size > self.knee:
+            size = self.knee * (size / self.knee) ** self.exponent
+        return math.copysign(self.factor(material) * size, raw)
 
-# The packaged network's raw units and the classical evaluation's (bench/cp_scale_fit.py:
-# least squares of Stockfish 15.1's score cp on ours, |cp| <= 600, the ends of the line in
-# material found on a grid; the figures and the held-out check are in
-# docs/results/analysis.md).  Both evaluations read endgames larger than Stockfish does.
-NETWORK_SCALE = Scale(middlegame=1.0927, endgame=0.4789, full=78, bare=20)
-CLASSICAL_SCALE = Scale(middlegame=1.1816, endgame=0.5944, full=78, bare=20)
+    def to_raw(self, cp: float, material: int) -> float:
+        """The inverse of to_cp: the raw units that read `cp` centipawns."""
+        size = abs(cp) / self.factor(material)
+        if size > self.knee:
+            size = self.knee * (size / self.knee) ** (1.0 / self.exponent)
+        return math.copysign(size, cp)
+
+
+# The packaged network's raw units and the classical evaluation's (bench/cp_scale_fit.py: the
+# curve whose winning chances come closest, in squares, to those of Stockfish 15.1's score on
+# the same positions, its knee, exponent and two ends found on a grid; the figures and the
+# held-out check are in docs/results/analysis.md).  Both evaluations read scores beyond a few
+# pawns much larger than Stockfish does.
+NETWORK_SCALE = Scale(middlegame=1.19, endgame=0.98, full=78, bare=20, knee=400, exponent=0.5)
+CLASSICAL_SCALE = Scale(middlegame=1.38, endgame=1.34, full=78, bare=20, knee=300, exponent=0.46)
 
 
 def scale_of(network) -> Scale:
@@ -59,13 +79,13 @@ def scale_of(network) -> Scale:
 
 
 # A normalised score stays below 10000 in size, where GUIs and our own tests expect the
-# centipawn range to end (a won position with no mate in sight is 9000 raw).
+# centipawn range to end.
 CP_LIMIT = 9999
 
 
 def normalised_cp(raw: int, network, material: int) -> int:
     """Raw centipawns of a search with `network` in a position of `material`, normalised."""
-    return max(-CP_LIMIT, min(CP_LIMIT, round(raw * scale_of(network).factor(material))))
+    return max(-CP_LIMIT, min(CP_LIMIT, round(scale_of(network).to_cp(raw, material))))
 
 
 @dataclass(frozen=True)
@@ -106,8 +126,7 @@ WDL_MODEL = WdlModel(a=(334.393, -300.788, -92.511, 172.311),
 def wdl(cp: int, material: int) -> Tuple[int, int, int]:
     """(win, draw, loss) per mille, summing to 1000, of the side with `cp` normalised
     centipawns in a position of `material`."""
-    v = cp / NETWORK_SCALE.factor(material)
-    return WDL_MODEL.per_mille(v, material)
+    return WDL_MODEL.per_mille(NETWORK_SCALE.to_raw(cp, material), material)
 
 
 # lichess's WinPercent logistic: its slope on normalised centipawns.

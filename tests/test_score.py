@@ -27,10 +27,28 @@ def test_the_scale_is_linear_in_material_between_its_ends():
     assert scale.factor(5) == pytest.approx(0.6)
 
 
+def test_the_scale_curve_by_hand():
+    straight = Scale(middlegame=1.2, endgame=0.6, full=60, bare=20)
+    assert straight.to_cp(200, 40) == pytest.approx(180.0)      # no knee: 0.9 * 200
+    assert straight.to_raw(-180, 40) == pytest.approx(-200.0)
+    curve = Scale(middlegame=1.2, endgame=0.6, full=60, bare=20, knee=100, exponent=0.5)
+    # up to the knee a straight line, beyond it sign * factor * 100 * (|raw| / 100) ** 0.5
+    assert curve.to_cp(50, 78) == pytest.approx(60.0)            # 1.2 * 50
+    assert curve.to_cp(100, 40) == pytest.approx(90.0)           # the knee: 0.9 * 100
+    assert curve.to_cp(400, 78) == pytest.approx(240.0)          # 1.2 * 100 * 2
+    assert curve.to_cp(-900, 5) == pytest.approx(-180.0)         # -(0.6 * 100 * 3)
+    assert curve.to_cp(0, 40) == 0.0
+    assert curve.to_raw(240, 78) == pytest.approx(400.0)         # 100 * (240 / 120) ** 2
+    assert curve.to_raw(-180, 5) == pytest.approx(-900.0)
+    assert curve.to_raw(60, 78) == pytest.approx(50.0)
+    for raw in (-5000, -333, -1, 1, 57, 100, 2500):
+        assert curve.to_raw(curve.to_cp(raw, 33), 33) == pytest.approx(raw)
+
+
 def test_normalised_cp_uses_each_evaluations_own_scale():
     assert scale_of(None) is CLASSICAL_SCALE and scale_of(object()) is NETWORK_SCALE
-    assert normalised_cp(200, None, 78) == round(200 * CLASSICAL_SCALE.factor(78))
-    assert normalised_cp(-200, "net", 12) == round(-200 * NETWORK_SCALE.factor(12))
+    assert normalised_cp(200, None, 78) == round(CLASSICAL_SCALE.to_cp(200, 78))
+    assert normalised_cp(-200, "net", 12) == round(NETWORK_SCALE.to_cp(-200, 12))
     assert normalised_cp(0, "net", 40) == 0
     # cut below 10000 in size, whatever the factor
     assert normalised_cp(10 ** 6, "net", 78) == 9999 and normalised_cp(-10 ** 6, None, 0) == -9999
