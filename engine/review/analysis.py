@@ -76,6 +76,7 @@ from .accuracy import Eval
 from ..board import NULL_MOVE, Board
 from ..pgn import Game, MoveNode, read_game
 from ..search import MAX_CP, Searcher
+from ..tablebase import best_keeping_move, fifty_move_result
 
 __all__ = ["Budget", "MoveAnalysis", "SideReport", "GameAnalysis", "AnalysisError",
            "DEFAULT_NODES", "analyse_game", "analyse_pgn", "evaluate_position", "game_report",
@@ -111,8 +112,6 @@ TABLEBASE_WIN_CP = MAX_CP
 # The judging rule's words for a move that spoils the tables' result.
 TABLEBASE_LOST_WIN = "Lost win (tablebase)"
 TABLEBASE_LOST_DRAW = "Lost draw (tablebase)"
-# The fifty-move rule: a win must reach its zeroing move within this many plies of the clock.
-FIFTY_MOVE_PLIES = 100
 
 
 class AnalysisError(ValueError):
@@ -348,18 +347,6 @@ def evaluate_position(searcher: Searcher, board: Board, budget: Budget,
     return evaluation, result.best_move, list(result.pv), result.nodes
 
 
-def _fifty_move_result(wdl: int, dtz: Optional[int], halfmove_clock: int) -> int:
-    """The side to move's result under the fifty-move rule (1 win, 0 draw, -1 loss) from the
-    tables' WDL and DTZ and the halfmove clock: cursed wins and blessed losses are draws, and
-    so is a win whose zeroing move no longer fits in the plies the clock leaves (Stockfish's
-    rule; the format's DTZ rounding can make this one ply early at the very edge)."""
-    if abs(wdl) < 2:
-        return 0
-    if dtz is not None and abs(dtz) + halfmove_clock > FIFTY_MOVE_PLIES:
-        return 0
-    return 1 if wdl > 0 else -1
-
-
 def tablebase_verdict(tablebase, board: Board):
     """(Eval from White's view, best move UCI, line UCI) of a position the tables decide, or
     None when they do not hold it or a position after one of its moves.  The line follows
@@ -370,7 +357,7 @@ def tablebase_verdict(tablebase, board: Board):
     if not ranking:
         return None
     wdl, dtz = tablebase.probe_wdl(board), tablebase.probe_dtz(board)
-    result = _fifty_move_result(wdl, dtz, board.halfmove_clock)
+    result = fifty_move_result(wdl, dtz, board.halfmove_clock)
     sign = 1 if board.turn else -1
     white_result = sign * result
     words = {1: "White wins", 0: "draw", -1: "Black wins"}[white_result]
@@ -383,23 +370,15 @@ def tablebase_verdict(tablebase, board: Board):
     return evaluation, line[0], line
 
 
-def _keeping_move(ranking, board: Board) -> str:
-    """The tables' best move under the fifty-move rule: the first in the ranking (best result,
-    fastest win, longest resistance) of the moves keep_result_moves allows."""
-    from ..tablebase import keep_result_moves
-    allowed = set(keep_result_moves(ranking, board.halfmove_clock, progress=True))
-    return next((r.move for r in ranking if r.move in allowed), ranking[0].move)
-
-
 def _tablebase_line(tablebase, board: Board, ranking) -> List[str]:
-    line = [_keeping_move(ranking, board)]
+    line = [best_keeping_move(ranking, board.halfmove_clock).move]
     walker = board.copy()
     walker.push_uci(line[0])
     while len(line) < MAX_VARIATION_PLIES and walker.has_legal_moves():
         ranking = tablebase.rank_moves(walker)
         if not ranking:
             break
-        line.append(_keeping_move(ranking, walker))
+        line.append(best_keeping_move(ranking, walker.halfmove_clock).move)
         walker.push_uci(line[-1])
     return line
 
