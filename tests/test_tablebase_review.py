@@ -207,3 +207,53 @@ def test_without_tables_the_analysis_is_unchanged(tablebase):
     assert annotated_pgn(plain) == annotated_pgn(with_tables)
     assert "tablebase" not in repr(plain.to_dict())
     assert "Tablebase" not in annotated_pgn(plain)
+
+
+def test_command_line_analyse_and_hint_with_tables(oracle, tmp_path, capsys, monkeypatch):
+    from scacco.uci.__main__ import main
+    monkeypatch.delenv("SCACCO_SYZYGY", raising=False)
+    fen, throw_ply = ENDINGS["KQvKR"]
+    text, _, thrown_ply, _ = scripted_game(oracle, fen, throw_ply)
+    games = tmp_path / "games.pgn"
+    games.write_text(text)
+    out = tmp_path / "annotated.pgn"
+    assert main(["analyse", str(games), "--nodes", "500", "--jobs", "1",
+                 "--syzygy-path", str(syzygy_dir()), "--out", str(out)]) == 0
+    assert TABLEBASE_LOST_WIN in capsys.readouterr().out
+    assert "Tablebase: White wins." in out.read_text()
+    assert main(["hint", "--fen", fen, "--syzygy-path", str(syzygy_dir())]) == 0
+    san, why = capsys.readouterr().out.splitlines()
+    board = chess.Board(fen)
+    assert move_result(oracle, board, board.parse_san(san)) == 1 and "tablebases" in why
+
+
+@pytest.mark.parametrize("command", ["analyse", "hint"])
+@pytest.mark.parametrize("path, message", [("/no/such/folder", "no such folder"),
+                                           ("", "names no folder"),
+                                           ("tables-empty", "no Syzygy tables")])
+def test_a_bad_syzygy_path_is_refused(command, path, message, tmp_path, capsys, monkeypatch):
+    from scacco.uci.__main__ import main
+    monkeypatch.delenv("SCACCO_SYZYGY", raising=False)
+    if path == "tables-empty":
+        path = str(tmp_path)
+    games = tmp_path / "games.pgn"
+    games.write_text(SHORT)
+    out = tmp_path / "out.pgn"
+    argv = (["analyse", str(games), "--jobs", "1", "--out", str(out)] if command == "analyse"
+            else ["hint", "--fen", ENDINGS["KPvK"][0]])
+    with pytest.raises(SystemExit) as stop:
+        main(argv + ["--syzygy-path", path])
+    assert stop.value.code == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and captured.out == ""
+    assert not out.exists()
+
+
+def test_the_environment_names_the_default_tables(oracle, capsys, monkeypatch):
+    from scacco.uci.__main__ import main
+    monkeypatch.setenv("SCACCO_SYZYGY", str(syzygy_dir()))
+    fen = ENDINGS["KPvK"][0]
+    assert main(["hint", "--fen", fen]) == 0
+    san, why = capsys.readouterr().out.splitlines()
+    board = chess.Board(fen)
+    assert move_result(oracle, board, board.parse_san(san)) == 1 and "tablebases" in why

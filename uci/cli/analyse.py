@@ -167,11 +167,17 @@ def main(argv, stdout=None, stderr=None) -> int:
     if graph is not None:
         writers.append(GraphFiles(graph, games, lambda text: warn(PROG, text)))
     summary = Summary(games=games)
+
+    def work_item(number, text):
+        # analyse_pgn's arguments; the tables' folders only when there are tables
+        if syzygy_path is None:
+            return text, budget, number
+        return text, budget, number, None, syzygy_path
+
     sink = AnalysisSink(writers, summary, args.pgn, stderr)
     try:
         with interruptible():
-            end = run_games(args.pgn, analyse_pgn, lambda number, text: (text, budget, number, None,
-                                                                   syzygy_path),
+            end = run_games(args.pgn, analyse_pgn, work_item,
                             sink, journal=journal, resume=args.resume, jobs=jobs,
                             ray_address=args.ray, stderr=stderr, games=games,
                             positions=positions)
