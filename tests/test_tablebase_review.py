@@ -257,3 +257,18 @@ def test_the_environment_names_the_default_tables(oracle, capsys, monkeypatch):
     san, why = capsys.readouterr().out.splitlines()
     board = chess.Board(fen)
     assert move_result(oracle, board, board.parse_san(san)) == 1 and "tablebases" in why
+
+
+def test_the_fifty_move_rule_turns_a_late_win_into_a_draw(oracle, tablebase):
+    # the oracle's DTZ decides: a win whose zeroing move still fits in the plies the halfmove
+    # clock leaves is a win, one ply later it is a draw
+    from scacco.engine.review.analysis import tablebase_verdict
+    fen = ENDINGS["KQvKR"][0]
+    dtz = oracle.probe_dtz(chess.Board(fen))
+    assert dtz > 0
+    for clock, words in ((100 - dtz, "White wins"), (101 - dtz, "draw")):
+        late = fen.replace(" 0 1", f" {clock} 60")
+        assert expected_words(oracle, chess.Board(late)) == words
+        evaluation, best, _ = tablebase_verdict(tablebase, Board(late))
+        assert evaluation.tablebase == words
+        assert evaluation.cp == (TABLEBASE_WIN_CP if words == "White wins" else 0)
