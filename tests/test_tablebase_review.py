@@ -111,7 +111,10 @@ def scripted_game(oracle, fen: str, throw_ply: int):
 
 
 def expected_words(oracle, board: chess.Board) -> str:
-    result = 0 if board.is_stalemate() else (-1 if board.is_checkmate() else mover_result(oracle, board))
+    if board.is_stalemate() or board.is_checkmate():
+        result = -1 if board.is_checkmate() else 0
+    else:
+        result = mover_result(oracle, board)
     white = result if board.turn == chess.WHITE else -result
     return {1: "White wins", 0: "draw", -1: "Black wins"}[white]
 
@@ -146,7 +149,8 @@ def test_a_thrown_win_is_a_blunder_and_table_evals_are_the_oracles(material, ora
             assert move.mate_sequence == (TABLEBASE_LOST_WIN if lost < 1 else TABLEBASE_LOST_DRAW)
             assert move_result(oracle, before, best) == 1
             assert move.mate_sequence in move.advice() and move.best_san in move.advice()
-        elif move_result(oracle, before, chess.Move.from_uci(move.uci)) == mover_result(oracle, before):
+        elif (move_result(oracle, before, chess.Move.from_uci(move.uci))
+              == mover_result(oracle, before)):
             assert move.judgement is None, (material, move.ply, move.san)
     assert analysis.moves[slow_ply].judgement is None
     assert analysis.nodes == 0, "positions the tables decide are not searched"

@@ -167,7 +167,7 @@ class MoveAnalysis:
     accuracy: Optional[float]   # None for a null move (a pass is not judged)
     cp_loss: Optional[int]      # None for a null move
     judgement: Optional[str] = None        # "inaccuracy", "mistake", "blunder"
-    mate_sequence: Optional[str] = None    # lichess's mate rule (or the tablebase rule) that judged it
+    mate_sequence: Optional[str] = None    # the mate or tablebase rule that judged it, if any
 
     def label(self) -> str:
         """`14... Qxb2??`: the move with its number and glyph."""
@@ -383,7 +383,8 @@ def _tablebase_line(tablebase, board: Board, ranking) -> List[str]:
     return line
 
 
-def _tablebase_judgement(before: Eval, after: Eval, white: bool) -> Optional[Tuple[Optional[str], Optional[str]]]:
+def _tablebase_judgement(before: Eval, after: Eval,
+                         white: bool) -> Optional[Tuple[Optional[str], Optional[str]]]:
     """(judgement, rule) of a move by the tables' results (see the module docstring), or
     None when the usual rules judge it (the position after is not in the tables)."""
     if after.tablebase is None:

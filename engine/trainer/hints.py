@@ -29,8 +29,8 @@ from ..mate import proven_mate_line
 from ..search import Searcher
 from ..tablebase import best_keeping_move, fifty_move_result
 
-__all__ = ["GameHint", "game_hint", "tablebase_hint", "puzzle_hints", "HINT_NODES", "HINT_MATE_MOVES",
-           "THEME_PRIORITY"]
+__all__ = ["GameHint", "game_hint", "tablebase_hint", "puzzle_hints", "HINT_NODES",
+           "HINT_MATE_MOVES", "THEME_PRIORITY"]
 
 HINT_NODES = 150_000
 HINT_MATE_MOVES = 3

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Optional
 
 __all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "Parser", "MAX_NODES",
-           "MAX_SEARCH_DEPTH", "MAX_MOVETIME_MS", "MAX_JOBS", "warn", "shared_folder", "SYZYGY_VARIABLE"]
+           "MAX_SEARCH_DEPTH", "MAX_MOVETIME_MS", "MAX_JOBS", "warn", "shared_folder",
+           "SYZYGY_VARIABLE"]
 
 EXIT_OK = 0            # everything done
 EXIT_FAILED = 1        # the run ended, but some items (games) could not be done
