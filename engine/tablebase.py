@@ -23,9 +23,12 @@ from typing import Iterable, List, Optional, Sequence, Union
 from ..ext._core import SyzygyTables
 from .board import Board
 
-__all__ = ["Tablebase", "MoveResult", "split_paths", "keep_result_moves", "WDL_NAMES"]
+__all__ = ["Tablebase", "MoveResult", "split_paths", "keep_result_moves", "fifty_move_result",
+           "best_keeping_move", "WDL_NAMES", "FIFTY_MOVE_PLIES"]
 
 WDL_NAMES = {2: "win", 1: "cursed win", 0: "draw", -1: "blessed loss", -2: "loss"}
+# The fifty-move rule: a win must reach its zeroing move within this many plies of the clock.
+FIFTY_MOVE_PLIES = 100
 
 
 def split_paths(paths: Union[str, os.PathLike, Iterable[Union[str, os.PathLike]], None]) -> List[str]:
@@ -66,6 +69,18 @@ class MoveResult:
     def result(self) -> str:
         """The mover's result in words (win, cursed win, draw, blessed loss, loss)."""
         return WDL_NAMES[self.wdl]
+
+
+def fifty_move_result(wdl: int, dtz: Optional[int], halfmove_clock: int) -> int:
+    """The side to move's result under the fifty-move rule (1 win, 0 draw, -1 loss) from the
+    tables' WDL and DTZ and the halfmove clock: cursed wins and blessed losses are draws, and
+    so is a win whose zeroing move no longer fits in the plies the clock leaves (Stockfish's
+    rule; the format's DTZ rounding can make this one ply early at the very edge)."""
+    if abs(wdl) < 2:
+        return 0
+    if dtz is not None and abs(dtz) + halfmove_clock > FIFTY_MOVE_PLIES:
+        return 0
+    return 1 if wdl > 0 else -1
 
 
 def _dtz_of_zeroing(wdl: int) -> int:
@@ -204,3 +219,11 @@ def keep_result_moves(ranking: Sequence[MoveResult], rule50: int, fifty_move_rul
         if -2 * longest + rule50 >= 100:
             return [r.move for r in losses if r.dtz == longest]
     return [r.move for r in losses]
+
+
+def best_keeping_move(ranking: Sequence[MoveResult], rule50: int) -> MoveResult:
+    """The tables' best move under the fifty-move rule: the first of the ranking (best result,
+    fastest win, longest resistance) among the moves keep_result_moves allows with progress
+    (a win's DTZ then falls at every move)."""
+    allowed = set(keep_result_moves(ranking, rule50, progress=True))
+    return next((r for r in ranking if r.move in allowed), ranking[0])

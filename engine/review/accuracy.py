@@ -73,12 +73,15 @@ class Eval:
     """An evaluation from White's side: `cp` normalised centipawns, or `mate` in moves
     (> 0 White mates, < 0 Black mates).  A checkmate on the board is mate 0 with `winner`
     (True: White gave mate).  `wdl` is White's (win, draw, loss) per mille where the
-    analysis has it (engine.score.wdl); it takes no part in comparisons."""
+    analysis has it (engine.score.wdl); it takes no part in comparisons.  `tablebase` is
+    the Syzygy tables' verdict when the position is in them ("White wins", "Black wins",
+    "draw"; see engine/review/analysis.py), None otherwise."""
 
     cp: Optional[int] = None
     mate: Optional[int] = None
     winner: Optional[bool] = None
     wdl: Optional[Tuple[int, int, int]] = field(default=None, compare=False)
+    tablebase: Optional[str] = field(default=None, compare=False)
 
     @property
     def mate_sign(self) -> int:
@@ -96,8 +99,9 @@ class Eval:
         wdl = None if self.wdl is None else tuple(reversed(self.wdl))
         if self.mate is not None:
             return Eval(mate=-self.mate, winner=None if self.winner is None else not self.winner,
-                        wdl=wdl)
-        return Eval(cp=-self.cp if self.cp is not None else None, wdl=wdl)
+                        wdl=wdl, tablebase=self.tablebase)
+        return Eval(cp=-self.cp if self.cp is not None else None, wdl=wdl,
+                    tablebase=self.tablebase)
 
     def as_cp(self) -> int:
         """Centipawns clamped to +-CP_CEILING, a mate counting as the ceiling."""
@@ -113,7 +117,10 @@ class Eval:
         return f"{self.cp / 100:.2f}"
 
     def short(self) -> str:
-        """For reports: pawns with one decimal (-4.1) or #N / #-N."""
+        """For reports: pawns with one decimal (-4.1) or #N / #-N; a tablebase win as
+        TB 1-0 / TB 0-1."""
+        if self.tablebase is not None and self.mate is None and self.cp:
+            return "TB 1-0" if self.cp > 0 else "TB 0-1"
         if self.mate is not None:
             return f"#{self.mate}" if self.mate else ("1-0" if self.winner else "0-1")
         return f"{self.cp / 100:+.1f}" if self.cp else "0.0"

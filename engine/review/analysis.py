@@ -42,6 +42,20 @@ all the search can use of the history (its repetition checks look no further bac
 reads the last move for its move ordering) -- so the results are those of searching the
 position with its whole history.
 
+Tablebases.  With a Tablebase (analyse_game's `tablebase`), every position the Syzygy tables
+hold (few enough pieces, no castling rights) gets the tables' verdict instead of a search: a
+draw is 0.00, a win TABLEBASE_WIN_CP for the winner (the largest centipawn score, as the search
+reports a proven win; #1 when a move mates at once), the verdict in words in the evaluation's
+`tablebase` field ("White wins", "Black wins", "draw") and the engine's best move and line
+those of the tables (the fastest win by DTZ, a move that keeps the draw, the longest
+resistance).  The fifty-move rule applies as the halfmove clock has it: a cursed win or blessed
+loss, or a win whose DTZ no longer fits in the moves left, is a draw.  A move between two such
+positions is judged on the results alone: one that spoils the mover's result (a win to a draw
+or a loss, a draw to a loss) is a blunder ("Lost win (tablebase)", "Lost draw (tablebase)",
+with the move that kept it), any other (a slower win) is not judged; a move into a table
+position that keeps a win for the mover is not judged either.  Table positions get no second
+look.  Without a Tablebase the analysis is unchanged.
+
 `analyse_pgn(text, budget, number)` is the same on one game's PGN text: a plain function of
 (PGN text, budget), which local worker processes and Ray tasks both call (engine/batch.py).
 The formatting of the results (the text report, the annotated PGN, the JSON) is here too;
@@ -61,12 +75,14 @@ from . import accuracy as acc
 from .accuracy import Eval
 from ..board import NULL_MOVE, Board
 from ..pgn import Game, MoveNode, read_game
-from ..search import Searcher
+from ..search import MAX_CP, Searcher
+from ..tablebase import best_keeping_move, fifty_move_result
 
 __all__ = ["Budget", "MoveAnalysis", "SideReport", "GameAnalysis", "AnalysisError",
            "DEFAULT_NODES", "analyse_game", "analyse_pgn", "evaluate_position", "game_report",
            "summary_report", "annotated_game", "annotated_pgn", "MAX_VARIATION_PLIES",
-           "GamePosition", "game_positions", "HISTORY_PLIES"]
+           "GamePosition", "game_positions", "HISTORY_PLIES", "TABLEBASE_WIN_CP",
+           "TABLEBASE_LOST_WIN", "TABLEBASE_LOST_DRAW", "tablebase_verdict"]
 
 # The default budget per position: a few seconds a game on one core (bench/analysis_speed.py
 # measures it; bench/analysis_quality.py compares its blunders with a much deeper search; the
@@ -91,6 +107,11 @@ JUDGEMENT_NAMES = {acc.INACCURACY: "Inaccuracy", acc.MISTAKE: "Mistake", acc.BLU
 # never past the last capture, pawn move or null move; so moves further back than 150 plies
 # can never change a search's result.
 HISTORY_PLIES = 150
+# A tablebase win's evaluation: the largest centipawn score, the search's own for a proven win.
+TABLEBASE_WIN_CP = MAX_CP
+# The judging rule's words for a move that spoils the tables' result.
+TABLEBASE_LOST_WIN = "Lost win (tablebase)"
+TABLEBASE_LOST_DRAW = "Lost draw (tablebase)"
 
 
 class AnalysisError(ValueError):
@@ -146,7 +167,7 @@ class MoveAnalysis:
     accuracy: Optional[float]   # None for a null move (a pass is not judged)
     cp_loss: Optional[int]      # None for a null move
     judgement: Optional[str] = None        # "inaccuracy", "mistake", "blunder"
-    mate_sequence: Optional[str] = None    # lichess's mate rule that judged it, if any
+    mate_sequence: Optional[str] = None    # the mate or tablebase rule that judged it, if any
 
     def label(self) -> str:
         """`14... Qxb2??`: the move with its number and glyph."""
@@ -198,13 +219,25 @@ class GameAnalysis:
         return self.plies + 1
 
     def to_dict(self) -> Dict[str, Any]:
-        """Plain data for JSON (evaluations as {"cp": .., "mate": .., "winner": .., "wdl": ..})."""
-        return asdict(self)
+        """Plain data for JSON (evaluations as {"cp": .., "mate": .., "winner": .., "wdl": ..},
+        and "tablebase": .. for a position in the tables only)."""
+        return _without_empty_tablebase(asdict(self))
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "GameAnalysis":
         """The analysis back from to_dict's plain data (a resumed run's finished games)."""
         return _from_plain(cls, data)
+
+
+def _without_empty_tablebase(data: Any) -> Any:
+    """asdict's output without the evaluations' "tablebase": None (the JSON of an analysis
+    without tables stays as it was)."""
+    if isinstance(data, dict):
+        return {key: _without_empty_tablebase(value) for key, value in data.items()
+                if not (key == "tablebase" and value is None)}
+    if isinstance(data, list):
+        return [_without_empty_tablebase(value) for value in data]
+    return data
 
 
 def _from_plain(kind: Any, data: Any) -> Any:
@@ -314,6 +347,79 @@ def evaluate_position(searcher: Searcher, board: Board, budget: Budget,
     return evaluation, result.best_move, list(result.pv), result.nodes
 
 
+def tablebase_verdict(tablebase, board: Board):
+    """(Eval from White's view, best move UCI, line UCI) of a position the tables decide, or
+    None when they do not hold it or a position after one of its moves.  The line follows
+    the tables' best moves for both sides (at most MAX_VARIATION_PLIES)."""
+    if board.castling_fen() != "-":
+        return None
+    ranking = tablebase.rank_moves(board)
+    if not ranking:
+        return None
+    wdl, dtz = tablebase.probe_wdl(board), tablebase.probe_dtz(board)
+    result = fifty_move_result(wdl, dtz, board.halfmove_clock)
+    sign = 1 if board.turn else -1
+    white_result = sign * result
+    words = {1: "White wins", 0: "draw", -1: "Black wins"}[white_result]
+    chances = {1: (1000, 0, 0), 0: (0, 1000, 0), -1: (0, 0, 1000)}[white_result]
+    if result > 0 and ranking[0].checkmate:
+        evaluation = Eval(mate=sign, wdl=chances, tablebase=words)
+    else:
+        evaluation = Eval(cp=white_result * TABLEBASE_WIN_CP, wdl=chances, tablebase=words)
+    line = _tablebase_line(tablebase, board, ranking)
+    return evaluation, line[0], line
+
+
+def _tablebase_line(tablebase, board: Board, ranking) -> List[str]:
+    line = [best_keeping_move(ranking, board.halfmove_clock).move]
+    walker = board.copy()
+    walker.push_uci(line[0])
+    while len(line) < MAX_VARIATION_PLIES and walker.has_legal_moves():
+        ranking = tablebase.rank_moves(walker)
+        if not ranking:
+            break
+        line.append(best_keeping_move(ranking, walker.halfmove_clock).move)
+        walker.push_uci(line[-1])
+    return line
+
+
+def _tablebase_judgement(before: Eval, after: Eval,
+                         white: bool) -> Optional[Tuple[Optional[str], Optional[str]]]:
+    """(judgement, rule) of a move by the tables' results (see the module docstring), or
+    None when the usual rules judge it (the position after is not in the tables)."""
+    if after.tablebase is None:
+        return None
+
+    def result(evaluation: Eval) -> int:
+        mine = evaluation.for_side(white)
+        return mine.mate_sign if mine.mate is not None else (mine.cp > 0) - (mine.cp < 0)
+
+    if before.tablebase is None:
+        return (None, None) if result(after) > 0 else None
+    spoiled = result(after) < result(before)
+    if not spoiled:
+        return None, None
+    return acc.BLUNDER, TABLEBASE_LOST_WIN if result(before) > 0 else TABLEBASE_LOST_DRAW
+
+
+def _evaluate(searcher: Searcher, board: Board, budget: Budget, tablebase,
+              limits: Optional[Dict[str, int]] = None):
+    """evaluate_position, or the tables' verdict (no search, no nodes) for a position they
+    decide when a tablebase is given; a game over in the tables is marked as theirs."""
+    if tablebase is not None:
+        verdict = tablebase_verdict(tablebase, board) if board.has_legal_moves() else None
+        if verdict is not None:
+            evaluation, best, line = verdict
+            return evaluation, best, line, 0
+    evaluation, best, line, nodes = evaluate_position(searcher, board, budget, limits)
+    if (tablebase is not None and not board.has_legal_moves() and board.castling_fen() == "-"
+            and tablebase.probe_wdl(board) is not None):
+        words = ("draw" if evaluation.mate is None else
+                 "White wins" if evaluation.winner else "Black wins")
+        evaluation = dataclasses.replace(evaluation, tablebase=words)
+    return evaluation, best, line, nodes
+
+
 def judge_move(before: Eval, after: Eval, white: bool, played: str,
                best: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
     """(judgement, mate sequence) of the move `played` (UCI) between the evaluations before
@@ -321,6 +427,9 @@ def judge_move(before: Eval, after: Eval, white: bool, played: str,
     judged."""
     if played == best:
         return None, None
+    by_tables = _tablebase_judgement(before, after, white)
+    if by_tables is not None:
+        return by_tables
     return acc.judge(before, after, white)
 
 
@@ -372,9 +481,11 @@ def _near_a_line(drop: float) -> float:
     return min(abs(drop - line) for line in (acc.MISTAKE_DROP, acc.BLUNDER_DROP))
 
 
-def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: list) -> Tuple[int, int]:
-    """The second and third looks (see the module docstring) on evaluations, in place.
-    Returns (positions searched again, nodes spent)."""
+def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: list,
+                 tablebase=None) -> Tuple[int, int]:
+    """The second and third looks (see the module docstring) on evaluations, in place; the
+    positions the tables decide are not searched again.  Returns (positions searched again,
+    nodes spent)."""
     if budget.review <= 1:
         return 0, 0
     allowance = REVIEW_SHARE * len(evaluations)       # in searches at the budget
@@ -387,7 +498,8 @@ def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: li
         for index, node in enumerate(game.moves):
             before, best, _, position = evaluations[index]
             after, white = evaluations[index + 1][0], position.turn
-            if node.uci != best and node.uci != NULL_MOVE:
+            if (node.uci != best and node.uci != NULL_MOVE
+                    and _tablebase_judgement(before, after, white) is None):
                 key = select(before, after, white)
                 if key is not None:
                     out.append((key, index))
@@ -397,14 +509,15 @@ def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: li
         nonlocal nodes, allowance
         limits = budget.limits(factor)
         for _, index in plies:
-            todo = [at for at in (index, index + 1) if looked.get(at, 1) < factor]
+            todo = [at for at in (index, index + 1) if looked.get(at, 1) < factor
+                    and evaluations[at][0].tablebase is None]
             if allowance < len(todo) * factor:
                 return
             allowance -= len(todo) * factor
             for at in todo:
                 position = evaluations[at][3]
-                evaluation, best, line, spent = evaluate_position(searcher, position.board(),
-                                                                  budget, limits)
+                evaluation, best, line, spent = _evaluate(searcher, position.board(), budget,
+                                                          tablebase, limits)
                 evaluations[at] = (evaluation, best, line, position)
                 nodes += spent
                 looked[at] = factor
@@ -431,9 +544,10 @@ def _second_look(searcher: Searcher, game: Game, budget: Budget, evaluations: li
 
 def analyse_game(game: Game, budget: Budget = Budget(), *, number: int = 1,
                  on_position: Optional[Callable[[], None]] = None,
-                 searcher: Optional[Searcher] = None) -> GameAnalysis:
+                 searcher: Optional[Searcher] = None, tablebase=None) -> GameAnalysis:
     """Analyses a game's main line within the budget per position (see the module
-    docstring).  on_position is called after each position searched.
+    docstring).  on_position is called after each position searched.  tablebase: an
+    engine.tablebase.Tablebase whose verdicts replace the search in the positions it holds.
 
     :raises AnalysisError: if the game has reading errors or an illegal starting position.
     """
@@ -446,12 +560,12 @@ def analyse_game(game: Game, budget: Budget = Budget(), *, number: int = 1,
     evaluations = []
     total_nodes = 0
     for board, position in _walk(game, board):
-        evaluation, best, line, nodes = evaluate_position(searcher, board, budget)
+        evaluation, best, line, nodes = _evaluate(searcher, board, budget, tablebase)
         total_nodes += nodes
         evaluations.append((evaluation, best, line, position))
         if on_position is not None:
             on_position()
-    reviewed, review_nodes = _second_look(searcher, game, budget, evaluations)
+    reviewed, review_nodes = _second_look(searcher, game, budget, evaluations, tablebase)
     total_nodes += review_nodes
 
     moves: List[MoveAnalysis] = []
@@ -495,13 +609,21 @@ def analyse_game(game: Game, budget: Budget = Budget(), *, number: int = 1,
 
 
 def analyse_pgn(text: str, budget: Budget = Budget(), number: int = 1,
-                on_position: Optional[Callable[[], None]] = None) -> GameAnalysis:
+                on_position: Optional[Callable[[], None]] = None,
+                syzygy_path: Optional[str] = None) -> GameAnalysis:
     """analyse_game on the first game of a PGN text: the plain function of (PGN text, budget)
-    that worker processes and Ray tasks run.  :raises AnalysisError: no game, or a bad one."""
+    that worker processes and Ray tasks run; syzygy_path names the tables' folders (opened
+    here: a Tablebase does not travel to another process).
+    :raises AnalysisError: no game, or a bad one."""
     game = read_game(io.StringIO(text))
     if game is None:
         raise AnalysisError(f"game {number}: no game in the text")
-    return analyse_game(game, budget, number=number, on_position=on_position)
+    tablebase = None
+    if syzygy_path is not None:
+        from ..tablebase import Tablebase
+        tablebase = Tablebase(syzygy_path)
+    return analyse_game(game, budget, number=number, on_position=on_position,
+                        tablebase=tablebase)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -529,7 +651,9 @@ def game_report(analysis: GameAnalysis) -> str:
     for move in analysis.moves:
         if move.judgement is not None:
             best = f" Best: {move.best_san}" if move.best_san else ""
-            lines.append(f"  {move.label()} ({move.after.short()}){best}")
+            rule = (f" {move.mate_sequence}." if move.mate_sequence in
+                    (TABLEBASE_LOST_WIN, TABLEBASE_LOST_DRAW) else "")
+            lines.append(f"  {move.label()} ({move.after.short()}){best}{rule}")
     return "\n".join(lines) + "\n"
 
 
@@ -562,6 +686,8 @@ def annotated_game(analysis: GameAnalysis, annotator: str = "Scacco") -> Game:
     for move in analysis.moves:
         node = MoveNode(move.uci, move.san)
         words = [f"[%eval {move.after.pgn()}]"] if move.after.pgn() else []
+        if move.after.tablebase is not None:
+            words.append(f"Tablebase: {move.after.tablebase}.")
         if move.judgement is not None:
             node.nags.append(acc.NAGS[move.judgement])
             words.append(f"({move.before.short()} \u2192 {move.after.short()}) {move.advice()}")

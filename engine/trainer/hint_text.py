@@ -82,6 +82,11 @@ TEXT: Dict[str, Dict[str, str]] = {
         "why_check": "It gives check and keeps the initiative.",
         "why_develop": "It improves the position (evaluation {score}).",
         "why_only": "It is the only legal move.",
+        "why_tb_win": "The tablebases say it wins the fastest way ({dtz} plies to the next "
+                      "capture or pawn move).",
+        "why_tb_draw": "The tablebases say the position is a draw, and this move keeps it.",
+        "why_tb_loss": "The tablebases say the position is lost: this move resists the longest "
+                       "({dtz} plies to the next capture or pawn move).",
         # daily puzzle
         "daily_title": "Puzzle of {date}: {id} (rating {rating})",
         "daily_to_move": "{side} to move after {move}.",

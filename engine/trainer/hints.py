@@ -7,7 +7,10 @@ rating, searched at full strength: the move such a player can find).  The senten
 which threat the move makes or meets: the opponent's threat is the best move the opponent
 would have if it were their turn again (a null move), and it counts when it would win
 material or mate and the hinted move takes it away; the move's own threat is found the same
-way after it.  All sentences come from engine/trainer/hint_text.py.
+way after it.  In a position the Syzygy tables hold (with a Tablebase given), the hint is a
+move that keeps the best result under the fifty-move rule (engine.tablebase.rank_moves: the
+fastest win by DTZ, a move that keeps the draw, the longest resistance), unless a proven mate
+is found first.  All sentences come from engine/trainer/hint_text.py.
 
 `puzzle_hints(fen, moves)` gives a puzzle's three hints, each saying more: the theme, the
 piece that moves, the move.
@@ -24,9 +27,10 @@ from ..board import Board, board_from_fen
 from ..levels import level_for_elo
 from ..mate import proven_mate_line
 from ..search import Searcher
+from ..tablebase import best_keeping_move, fifty_move_result
 
-__all__ = ["GameHint", "game_hint", "puzzle_hints", "HINT_NODES", "HINT_MATE_MOVES",
-           "THEME_PRIORITY"]
+__all__ = ["GameHint", "game_hint", "tablebase_hint", "puzzle_hints", "HINT_NODES",
+           "HINT_MATE_MOVES", "THEME_PRIORITY"]
 
 HINT_NODES = 150_000
 HINT_MATE_MOVES = 3
@@ -131,9 +135,27 @@ def _square(name: str) -> int:
     return "abcdefgh".index(name[0]) + 8 * (int(name[1]) - 1)
 
 
+def tablebase_hint(board: Board, tablebase) -> Optional[GameHint]:
+    """The tables' hint (see the module docstring), or None when they do not decide the
+    position (not in them, castling rights, a table missing after a move)."""
+    if board.castling_fen() != "-":
+        return None
+    ranking = tablebase.rank_moves(board)
+    if not ranking:
+        return None
+    best = best_keeping_move(ranking, board.halfmove_clock)
+    result = fifty_move_result(tablebase.probe_wdl(board), tablebase.probe_dtz(board),
+                                board.halfmove_clock)
+    if best.checkmate:
+        return GameHint(best.move, best.san, hint_text.text("why_mate_now"), 1)
+    key = {1: "why_tb_win", 0: "why_tb_draw", -1: "why_tb_loss"}[result]
+    return GameHint(best.move, best.san, hint_text.text(key, dtz=abs(best.dtz)))
+
+
 def game_hint(board: Board, *, elo: Optional[int] = None, nodes: int = HINT_NODES,
-              searcher: Optional[Searcher] = None) -> GameHint:
-    """A good move for the side to move, and why (see the module docstring).
+              searcher: Optional[Searcher] = None, tablebase=None) -> GameHint:
+    """A good move for the side to move, and why (see the module docstring); tablebase: an
+    engine.tablebase.Tablebase whose positions get the tables' move.
 
     :raises ValueError: if the side to move has no legal move (the game is over).
     """
@@ -146,6 +168,10 @@ def game_hint(board: Board, *, elo: Optional[int] = None, nodes: int = HINT_NODE
         move = board.move_uci(codes[0])
         why = hint_text.text("why_mate_now") if k == 1 else hint_text.text("why_mate", n=k)
         return GameHint(move, board.san(move), why, k)
+    if tablebase is not None:
+        advice = tablebase_hint(board, tablebase)
+        if advice is not None:
+            return advice
     if elo is not None:
         level = level_for_elo(elo, searcher.network is not None)
         result = searcher.search(board, nodes=level.nodes, depth=level.depth)

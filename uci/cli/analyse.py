@@ -9,6 +9,7 @@ file outputs are renamed over their targets; an interrupted run renames what it 
 """
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any, Dict, List
 
@@ -46,6 +47,8 @@ def parser() -> Parser:
                    f"more again at F times the budget, and those still near the mistake or "
                    f"blunder line at F*F times (default {DEFAULT_REVIEW}; 1: no second look)"
                    % REVIEW_DROP)
+    p.add_syzygy_path("give the positions these Syzygy tables hold their exact verdict, "
+                      "and judge a move that spoils it as a lost win or draw")
     p.add_argument("--out", metavar="ANNOTATED.pgn",
                    help="write the games with evaluations, NAGs and best lines")
     p.add_argument("--json", metavar="REPORT.json", help="write every move's and game's figures as JSON")
@@ -111,6 +114,10 @@ def main(argv, stdout=None, stderr=None) -> int:
     p.hash_mb(args.hash)
     p.check_ray(args.ray)
     jobs = p.jobs(args)
+    tablebase = p.tablebase(args.syzygy_path)
+    # the folders in full: the workers open the tables themselves
+    syzygy_path = (None if tablebase is None else
+                   os.pathsep.join(os.path.abspath(folder) for folder in tablebase.folders))
     files = [(flag, path) for flag, path in (("--out", args.out), ("--json", args.json))
              if path is not None]
     problem = check_outputs([args.pgn], files + ([("--graph", args.graph)] if args.graph else []))
@@ -136,10 +143,10 @@ def main(argv, stdout=None, stderr=None) -> int:
 
     journal = None
     if files:
-        import os
         journal = Journal(journal_path(files[0][1]), {
             "command": "analyse", "input": input_identity(args.pgn),
-            "settings": budget.__dict__,
+            "settings": dict(budget.__dict__, **({"syzygy_path": syzygy_path}
+                                                 if syzygy_path else {})),
             "outputs": [[flag, os.path.abspath(path)] for flag, path in files]
                        + [["--graph", os.path.abspath(args.graph) if args.graph else None]]})
         if args.resume:
@@ -160,10 +167,17 @@ def main(argv, stdout=None, stderr=None) -> int:
     if graph is not None:
         writers.append(GraphFiles(graph, games, lambda text: warn(PROG, text)))
     summary = Summary(games=games)
+
+    def work_item(number, text):
+        # analyse_pgn's arguments; the tables' folders only when there are tables
+        if syzygy_path is None:
+            return text, budget, number
+        return text, budget, number, None, syzygy_path
+
     sink = AnalysisSink(writers, summary, args.pgn, stderr)
     try:
         with interruptible():
-            end = run_games(args.pgn, analyse_pgn, lambda number, text: (text, budget, number),
+            end = run_games(args.pgn, analyse_pgn, work_item,
                             sink, journal=journal, resume=args.resume, jobs=jobs,
                             ray_address=args.ray, stderr=stderr, games=games,
                             positions=positions)

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Optional
 
 __all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "Parser", "MAX_NODES",
-           "MAX_SEARCH_DEPTH", "MAX_MOVETIME_MS", "MAX_JOBS", "warn", "shared_folder"]
+           "MAX_SEARCH_DEPTH", "MAX_MOVETIME_MS", "MAX_JOBS", "warn", "shared_folder",
+           "SYZYGY_VARIABLE"]
 
 EXIT_OK = 0            # everything done
 EXIT_FAILED = 1        # the run ended, but some items (games) could not be done
@@ -26,6 +27,8 @@ EXIT_USAGE = 2         # bad arguments or input: nothing done
 MAX_NODES = 10 ** 10
 MAX_SEARCH_DEPTH = 64
 MAX_MOVETIME_MS = 3_600_000
+# The environment variable naming the Syzygy tables' folders when a command is given none.
+SYZYGY_VARIABLE = "SCACCO_SYZYGY"
 # Worker processes at most, even when asked to run more than the cores.
 MAX_JOBS = 256
 
@@ -111,6 +114,33 @@ class Parser(argparse.ArgumentParser):
             import ray  # noqa: F401
         except ImportError:
             self.error("--ray needs Ray: pip install 'scacco[ray]'")
+
+    def add_syzygy_path(self, what: str) -> None:
+        """--syzygy-path DIRS, whose default is $SCACCO_SYZYGY (else no tables)."""
+        self.add_argument("--syzygy-path", metavar="DIRS",
+                          default=os.environ.get(SYZYGY_VARIABLE) or None,
+                          help=f"{what} (folders of .rtbw/.rtbz files separated by "
+                               f"{os.pathsep!r}; default ${SYZYGY_VARIABLE} when set, else none)")
+
+    def tablebase(self, path: Optional[str]):
+        """The engine Tablebase of --syzygy-path, or None without one; a path that names no
+        folder, a missing folder or one without tables is refused (a table that cannot be
+        read is reported on stderr and left out)."""
+        if path is None:
+            return None
+        from ...engine.tablebase import Tablebase, split_paths
+        folders = split_paths(path)
+        if not folders:
+            self.error("--syzygy-path names no folder")
+        missing = [folder for folder in folders if not os.path.isdir(folder)]
+        if missing:
+            self.error(f"--syzygy-path: no such folder: {missing[0]}")
+        tablebase = Tablebase(folders)
+        for problem in tablebase.problems:
+            warn(self.prog, f"tablebase refused: {problem}")
+        if not tablebase.tables:
+            self.error(f"--syzygy-path: no Syzygy tables (.rtbw) in {path}")
+        return tablebase
 
     def add_position(self, help: str, default: Optional[str] = None) -> None:
         """--fen (required unless it has a default) and --chess960: the position that

@@ -99,11 +99,14 @@ def hint(argv) -> int:
                    f"level's search budget)")
     p.bounded("--nodes", low=1, high=MAX_NODES, default=HINT_NODES, metavar="N",
               help=f"search budget without --level (default {HINT_NODES}: well under a second)")
+    p.add_syzygy_path("in a position these Syzygy tables hold, hint a move that keeps the best "
+                      "result")
     args = p.parse_args(argv)
     board = p.position(args)
+    tablebase = p.tablebase(args.syzygy_path)
     if not board.has_legal_moves():
         p.error("no hint: the game is over (" + ("checkmate" if board.is_check() else "stalemate") + ")")
-    advice = game_hint(board, elo=args.level, nodes=args.nodes)
+    advice = game_hint(board, elo=args.level, nodes=args.nodes, tablebase=tablebase)
     print(advice.san)
     print(advice.why, flush=True)
     return EXIT_OK
