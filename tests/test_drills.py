@@ -425,15 +425,6 @@ def test_missing_tables_are_named():
         Drill("KBNvK", seed=1, tables=NoTables())
 
 
-def test_without_a_reader_the_drill_says_so(monkeypatch):
-    """On a branch without scacco.engine.tablebase, the default tables fail clearly."""
-    import importlib.util
-    if importlib.util.find_spec("scacco.engine.tablebase") is not None:
-        pytest.skip("the Syzygy reader is there")
-    with pytest.raises(DrillError, match="no Syzygy reader"):
-        Drill("KQvK", seed=1, paths=["/nowhere"])
-
-
 # -- the command line -------------------------------------------------------------------------
 
 def run_drill(monkeypatch, capsys, oracle, stdin, *args):

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import os
 import random
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterator, List, Optional, Protocol, Sequence, Tuple, Union
@@ -72,17 +71,9 @@ class TablebaseProber(Protocol):
 def open_tables(paths: Union[str, Sequence[str]]) -> TablebaseProber:
     """Scacco's own Syzygy reader over the folders `paths` (a list, or one string of folders
     separated by os.pathsep, as the UCI option SyzygyPath)."""
-    if isinstance(paths, str):
-        paths = [part for part in paths.split(os.pathsep) if part]
+    from ..tablebase import Tablebase, split_paths
     try:
-        from ..tablebase import Tablebase
-    except ModuleNotFoundError as error:
-        if error.name != f"{__package__.rsplit('.', 1)[0]}.tablebase":
-            raise
-        raise DrillError("this Scacco has no Syzygy reader (scacco.engine.tablebase): the "
-                         "drills cannot read tables") from error
-    try:
-        return Tablebase(list(paths))
+        return Tablebase(split_paths(paths))
     except (OSError, ValueError) as error:
         raise DrillError(f"cannot read the Syzygy tables: {error}") from error
 

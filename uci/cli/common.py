@@ -12,7 +12,7 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 __all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "Parser", "MAX_NODES",
            "MAX_SEARCH_DEPTH", "MAX_MOVETIME_MS", "MAX_JOBS", "warn", "shared_folder",
@@ -122,24 +122,32 @@ class Parser(argparse.ArgumentParser):
                           help=f"{what} (folders of .rtbw/.rtbz files separated by "
                                f"{os.pathsep!r}; default ${SYZYGY_VARIABLE} when set, else none)")
 
-    def tablebase(self, path: Optional[str]):
-        """The engine Tablebase of --syzygy-path, or None without one; a path that names no
-        folder, a missing folder or one without tables is refused (a table that cannot be
-        read is reported on stderr and left out)."""
-        if path is None:
-            return None
-        from ...engine.tablebase import Tablebase, split_paths
+    def table_folders(self, path: Optional[str], option: str = "--syzygy-path") -> List[str]:
+        """The folders named by `option`'s value (separated by os.pathsep), each an existing
+        folder; a value that names none, or a folder that is missing, is refused."""
+        from ...engine.tablebase import split_paths
         folders = split_paths(path)
         if not folders:
-            self.error("--syzygy-path names no folder")
-        missing = [folder for folder in folders if not os.path.isdir(folder)]
-        if missing:
-            self.error(f"--syzygy-path: no such folder: {missing[0]}")
-        tablebase = Tablebase(folders)
+            self.error(f"{option} names no folder")
+        for folder in folders:
+            if not os.path.exists(folder):
+                self.error(f"{option}: no such folder: {folder}")
+            if not os.path.isdir(folder):
+                self.error(f"{option}: {folder} is not a folder")
+        return folders
+
+    def tablebase(self, path: Optional[str], option: str = "--syzygy-path"):
+        """The engine Tablebase of `option`'s folders, or None without a value; the folders
+        are checked as table_folders does, and folders without any table are refused (a
+        table that cannot be read is reported on stderr and left out)."""
+        if path is None:
+            return None
+        from ...engine.tablebase import Tablebase
+        tablebase = Tablebase(self.table_folders(path, option))
         for problem in tablebase.problems:
             warn(self.prog, f"tablebase refused: {problem}")
         if not tablebase.tables:
-            self.error(f"--syzygy-path: no Syzygy tables (.rtbw) in {path}")
+            self.error(f"{option}: no Syzygy tables (.rtbw) in {path}")
         return tablebase
 
     def add_position(self, help: str, default: Optional[str] = None) -> None:

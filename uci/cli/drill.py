@@ -51,7 +51,9 @@ def main(argv) -> int:
         level = parse_level(lesson, args.level)
     except DrillError as error:
         p.error(str(error))
-    folders = table_folders(p, args.path)
+    if not args.path:
+        p.error("give the Syzygy tables' folder with --path DIR")
+    folders = p.table_folders(args.path, "--path")
     try:
         drill = Drill(lesson, level=level, seed=args.seed, paths=folders)
     except MissingTableError as error:
@@ -69,21 +71,6 @@ def missing_table(error, folders) -> str:
     """The message for a table the lesson needs and the folders lack."""
     return (f"no {error.material} table ({error.material}.rtbw and {error.material}.rtbz) in "
             f"{os.pathsep.join(folders)}")
-
-
-def table_folders(p: Parser, path):
-    """The folders of --path, each an existing folder (the message says which is not)."""
-    if not path:
-        p.error("give the Syzygy tables' folder with --path DIR")
-    folders = [part for part in path.split(os.pathsep) if part]
-    for folder in folders:
-        if not os.path.exists(folder):
-            p.error(f"no such folder: {folder} (--path names the Syzygy tables' folder)")
-        if not os.path.isdir(folder):
-            p.error(f"{folder} is not a folder (--path names the Syzygy tables' folder)")
-    if not folders:
-        p.error("give the Syzygy tables' folder with --path DIR")
-    return folders
 
 
 def play(drill, level) -> int:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import sys
 
 from .common import EXIT_OK, MAX_NODES, MAX_SEARCH_DEPTH, Parser
 
@@ -53,16 +52,7 @@ def bench(argv) -> int:
     args = p.parse_args(argv)
     from ...engine.search import PACKAGED
     network = None if args.classical else PACKAGED
-    tablebase = None
-    if args.syzygy_path is not None:
-        from ...engine.tablebase import Tablebase, split_paths
-        if not split_paths(args.syzygy_path):
-            p.error("--syzygy-path names no folder")
-        tablebase = Tablebase(args.syzygy_path)
-        for problem in tablebase.problems:
-            print(f"tablebase refused: {problem}", file=sys.stderr)
-        if not tablebase.tables:
-            p.error(f"--syzygy-path: no tablebases found in {args.syzygy_path}")
+    tablebase = p.tablebase(args.syzygy_path)
     run_bench(args.depth, out=lambda line: print(line, flush=True), threads=args.threads,
               network=network, tablebase=tablebase)
     return EXIT_OK

@@ -6,19 +6,18 @@ import os
 import sys
 from typing import List, Optional
 
-from .common import EXIT_FAILED, EXIT_OK, Parser, shared_folder
+from .common import EXIT_FAILED, EXIT_OK, SYZYGY_VARIABLE, Parser, shared_folder
 
 __all__ = ["main", "default_path"]
 
 # The environment variable naming the tables' folders when --path is not given.
-PATH_VARIABLE = "SCACCO_SYZYGY"
 GROUPS = ((2, "Winning"), (1, "Winning, but drawn by the fifty-move rule (cursed)"), (0, "Drawing"),
           (-1, "Losing, but saved by the fifty-move rule (blessed)"), (-2, "Losing"))
 
 
 def default_path() -> str:
     """$SCACCO_SYZYGY, else the shared folder's data/syzygy."""
-    return os.environ.get(PATH_VARIABLE) or str(shared_folder() / "data" / "syzygy")
+    return os.environ.get(SYZYGY_VARIABLE) or str(shared_folder() / "data" / "syzygy")
 
 
 def _dtz_text(dtz: Optional[int]) -> str:
@@ -76,23 +75,10 @@ def main(argv) -> int:
                    help="the position (quoted, or as its six fields)")
     p.add_argument("--path", metavar="DIRS",
                    help=f"folders of .rtbw/.rtbz files separated by {os.pathsep!r} (default: "
-                        f"${PATH_VARIABLE}, else the shared folder's data/syzygy)")
+                        f"${SYZYGY_VARIABLE}, else the shared folder's data/syzygy)")
     args = p.parse_args(argv)
     board = p.board(" ".join(args.fen))
-    from ...engine.tablebase import Tablebase, split_paths
-    path = args.path if args.path is not None else default_path()
-    folders = split_paths(path)
-    if not folders:
-        p.error("--path names no folder")
-    missing = [folder for folder in folders if not os.path.isdir(folder)]
-    if missing:
-        p.error(f"no such folder: {missing[0]}" + ("" if args.path is not None else
-                f" (set ${PATH_VARIABLE} or give --path)"))
-    tablebase = Tablebase(folders)
-    for problem in tablebase.problems:
-        print(f"scacco tb: refused {problem}", file=sys.stderr)
-    if not tablebase.tables:
-        p.error(f"no Syzygy tables (.rtbw) in {path}")
+    tablebase = p.tablebase(args.path if args.path is not None else default_path(), "--path")
     if board.castling_fen() != "-":
         print("scacco tb: the tables hold no position with castling rights", file=sys.stderr)
         return EXIT_FAILED
