@@ -123,3 +123,66 @@ def test_without_tables_or_outside_them_the_judge_is_unchanged(tablebase):
         judged = Puzzle(fen, goal=goal, tablebase=tables)
         for move in plain.board.legal_moves():
             assert judged.judge(move) == plain.judge(move), (fen, move)
+
+
+# --- the finder and `scacco puzzles --syzygy-path` -------------------------------------------
+
+# KRvKR, a draw until Black's 1...Rf8?? hangs the rook: only 2.Rxf8 keeps the win (the oracle
+# says so in the test).
+HUNG_ROOK = """[Event "test"]
+[Site "https://example.org/game/7"]
+[SetUp "1"]
+[FEN "3r4/8/5R2/K7/8/8/8/3k4 b - - 0 1"]
+[Result "*"]
+
+1... Rf8 2. Rxf8 Kd2 *
+"""
+
+
+def keeping_moves(oracle, board: chess.Board):
+    results = {m: move_result(oracle, board, m) for m in board.legal_moves}
+    best = max(results.values())
+    return best, [m.uci() for m, value in results.items() if value == best]
+
+
+def test_finder_with_tables_keeps_only_unique_winning_moves(oracle, tablebase):
+    import io
+    from scacco.engine.pgn import read_game
+    from scacco.engine.trainer.puzzle_finder import FinderBudget, find_puzzles, verify_material
+    budget = FinderBudget(scan_nodes=2000, pair_nodes=10_000, mate_nodes=200_000)
+    found = find_puzzles(read_game(io.StringIO(HUNG_ROOK)), budget, tablebase=tablebase)
+    assert [p.moves[:2] for p in found] == [["d8f8", "f6f8"]]
+    puzzle = found[0]
+    board = chess.Board(puzzle.fen)
+    board.push_uci(puzzle.moves[0])
+    assert mover_result(oracle, board) == 1
+    for index, move in enumerate(puzzle.moves[1:]):
+        if index % 2 == 0:                    # the winner's move: the only one that wins
+            assert keeping_moves(oracle, board) == (1, [move])
+        board.push_uci(move)
+    assert verify_material(puzzle.fen, puzzle.moves, budget, tablebase=tablebase)
+    assert not verify_material(puzzle.fen, ["d8f8", "a5b5"], budget, tablebase=tablebase)
+    # the judge with the same tables accepts exactly the solution's first move
+    judge = Puzzle(puzzle.fen, puzzle.moves, tablebase=tablebase)
+    assert [m for m in judge.board.legal_moves() if judge.judge(m).right] == ["f6f8"]
+
+
+def test_puzzles_command_takes_syzygy_path(tmp_path):
+    import csv
+    import subprocess
+    import sys
+    from tests.conftest import REPO_ROOT
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text(HUNG_ROOK)
+    out = tmp_path / "puzzles.csv"
+
+    def scacco(*args):
+        return subprocess.run([sys.executable, "-m", "scacco", "puzzles", str(pgn), "--out",
+                               str(out), "--jobs", "1", "--nodes", "2000", *args], cwd=REPO_ROOT,
+                              capture_output=True, text=True, timeout=300)
+    done = scacco("--syzygy-path", str(syzygy_dir()))
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(open(out, newline="")))
+    assert [row["Moves"].split()[:2] for row in rows] == [["d8f8", "f6f8"]]
+    refused = scacco("--syzygy-path", str(tmp_path / "nowhere"))
+    assert refused.returncode == 2 and "no such folder" in refused.stderr
