@@ -252,12 +252,11 @@ def _table_lines(board: Board, ranking, winner: bool) -> List[Line]:
     at the winner's turn the moves that keep the win (TABLEBASE_WIN_CP) then one that does
     not (0), at the loser's turn the tables' best defence."""
     best, keeping = _keeping_moves(board, ranking)
-    sign = 1 if board.turn == winner else -1
     if board.turn != winner:
         return [Line(best_keeping_move(ranking, board.halfmove_clock).move,
                      -best * TABLEBASE_WIN_CP, None)]
     if best < 1:
-        return [Line(keeping[0], sign * best * TABLEBASE_WIN_CP, None)]
+        return [Line(keeping[0], best * TABLEBASE_WIN_CP, None)]
     first = best_keeping_move(ranking, board.halfmove_clock).move
     ordered = [first] + [move for move in keeping if move != first]
     lines = [Line(move, TABLEBASE_WIN_CP, None) for move in ordered[:2]]
