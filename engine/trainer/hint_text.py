@@ -25,6 +25,12 @@ TEXT: Dict[str, Dict[str, str]] = {
         "wrong_no_mate": "Wrong: this move does not force mate within {n} moves.",
         "wrong_refuted": "Wrong: after {reply} the advantage is gone (evaluation {score}).",
         "wrong_draws": "Wrong: this throws the win away.",
+        "right_tb_win": "Right: the tablebases say this still wins.",
+        "right_tb_draw": "Right: the tablebases say this keeps the draw.",
+        "right_tb_loss": "Right: the tablebases say the position is lost whatever you play.",
+        "wrong_tb_throws_win": "Wrong: the tablebases say this throws the win away; {keep} "
+                               "kept it.",
+        "wrong_tb_loses_draw": "Wrong: the tablebases say this loses; {keep} kept the draw.",
         "score_mate": "mate in {n}",
         "score_mated": "mated in {n}",
         # hints, level 1: the theme

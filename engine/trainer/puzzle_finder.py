@@ -21,6 +21,13 @@ played.
   (verify_material).  Unlike lichess, a single winner's move is kept (lichess drops
   one-movers): in games between weak levels most tactics are one unique winning move.
 
+With Syzygy tables (find_puzzles's `tablebase`), a position the tables hold is judged by them
+instead of a search: its scan evaluation is the tables' verdict (engine.review.analysis's
+tablebase_verdict), and in a material line the winner's move must be the only one that keeps
+the win under the fifty-move rule (the puzzle judge's rule, engine/trainer/puzzles.py), the
+loser plays the tables' best defence, and the line ends when the winner's move is not unique;
+verify_material checks a first move in the tables the same way.
+
 A null move (a pass, `--` in PGN) ends the search of its game: a position reached through a
 pass is not reachable by legal play from the game's start, so no puzzle comes from it or
 after it (the positions before it are searched as usual).  Chess960 games are searched like
@@ -39,7 +46,8 @@ from typing import Callable, List, Optional, Sequence, Tuple
 from ...ext._core import MateSearch
 
 from ..score import winning_chances
-from ..review.analysis import Budget, evaluate_position
+from ..review.analysis import TABLEBASE_WIN_CP, Budget, evaluate_position, tablebase_verdict
+from ..tablebase import best_keeping_move, fifty_move_result
 from ..board import NULL_MOVE, Board, board_from_fen
 from ..levels import NAMED_LEVELS, level_for_elo
 from ..pgn import Game, read_game
@@ -218,7 +226,49 @@ def _cook_mate(solver: MateSearch, board: Board, k: int,
     return line if walker.is_checkmate() else None
 
 
-def _cook_material(searcher: Searcher, board: Board, budget: FinderBudget) -> Optional[Tuple[List[str], Line]]:
+def _table_ranking(tablebase, board: Board):
+    """The tables' ranking of board's moves, or None without tables or when they do not
+    decide the position."""
+    if tablebase is None or board.castling_fen() != "-":
+        return None
+    return tablebase.rank_moves(board) or None
+
+
+def _keeping_moves(board: Board, ranking) -> Tuple[int, List[str]]:
+    """(the best result under the fifty-move rule: 1, 0, -1; the moves that keep it) of a
+    ranked table position, as the puzzle judge counts them."""
+    def result(r) -> int:
+        if r.checkmate:
+            return 1
+        clock = 0 if r.zeroing else board.halfmove_clock + 1
+        return -fifty_move_result(r.after_wdl, r.after_dtz, clock)
+    results = [(r.move, result(r)) for r in ranking]
+    best = max(value for _, value in results)
+    return best, [move for move, value in results if value == best]
+
+
+def _table_lines(board: Board, ranking, winner: bool) -> List[Line]:
+    """A table position's lines as a two-line search would give them, from the winner's view:
+    at the winner's turn the moves that keep the win (TABLEBASE_WIN_CP) then one that does
+    not (0), at the loser's turn the tables' best defence."""
+    best, keeping = _keeping_moves(board, ranking)
+    if board.turn != winner:
+        return [Line(best_keeping_move(ranking, board.halfmove_clock).move,
+                     -best * TABLEBASE_WIN_CP, None)]
+    if best < 1:
+        return [Line(keeping[0], best * TABLEBASE_WIN_CP, None)]
+    first = best_keeping_move(ranking, board.halfmove_clock).move
+    ordered = [first] + [move for move in keeping if move != first]
+    lines = [Line(move, TABLEBASE_WIN_CP, None) for move in ordered[:2]]
+    if len(lines) < 2:
+        other = next((r.move for r in ranking if r.move not in keeping), None)
+        if other is not None:
+            lines.append(Line(other, 0, None))
+    return lines
+
+
+def _cook_material(searcher: Searcher, board: Board, budget: FinderBudget,
+                   tablebase=None) -> Optional[Tuple[List[str], Line]]:
     """The forcing line of a material puzzle from board (winner to move), trimmed to end
     after a winner's move that had an alternative; None if the winner stops winning."""
     winner = board.turn
@@ -227,7 +277,11 @@ def _cook_material(searcher: Searcher, board: Board, budget: FinderBudget) -> Op
     while len(plies) < MAX_SOLUTION_PLIES and walker.has_legal_moves():
         if walker.is_repetition(2):
             return None
-        lines = _lines(searcher, walker, budget.pair_nodes, winner)
+        ranking = _table_ranking(tablebase, walker)
+        if ranking is not None:
+            lines = _table_lines(walker, ranking, winner)
+        else:
+            lines = _lines(searcher, walker, budget.pair_nodes, winner)
         if not lines:
             break
         if walker.turn == winner and not _is_only_move(lines):
@@ -244,13 +298,18 @@ def _cook_material(searcher: Searcher, board: Board, budget: FinderBudget) -> Op
 
 
 def verify_material(fen: str, moves: Sequence[str], budget: "FinderBudget",
-                    chess960: Optional[bool] = None) -> bool:
+                    chess960: Optional[bool] = None, tablebase=None) -> bool:
     """The check of a material puzzle's first winner's move (see VERIFY_FACTOR): a pure
     function of the puzzle and the budget, so it can be applied again to puzzles found
     before.  chess960: the puzzle is from a Chess960 game (None: when the FEN's castling
-    rights need it, as board_from_fen)."""
+    rights need it, as board_from_fen).  In a position the tables (`tablebase`) hold: the
+    move must be the only one that keeps the win."""
     board = board_from_fen(fen, chess960)
     board.push_uci(moves[0])
+    ranking = _table_ranking(tablebase, board)
+    if ranking is not None:
+        best, keeping = _keeping_moves(board, ranking)
+        return best == 1 and keeping == [moves[1]]
     lines = _lines(Searcher(budget.hash_mb), board, VERIFY_FACTOR * budget.pair_nodes, board.turn)
     if not lines or lines[0].move != moves[1] or not lines[0].at_least(WINNING_CP):
         return False
@@ -323,8 +382,10 @@ def _pov(evaluation, white: bool) -> Line:
 
 def find_puzzles(game: Game, budget: FinderBudget = FinderBudget(), *, number: int = 1,
                  source: str = "games.pgn", searcher: Optional[Searcher] = None,
-                 on_position: Optional[Callable[[], None]] = None) -> List[FoundPuzzle]:
-    """Every puzzle of a game's main line (see the module docstring).
+                 on_position: Optional[Callable[[], None]] = None,
+                 tablebase=None) -> List[FoundPuzzle]:
+    """Every puzzle of a game's main line (see the module docstring); tablebase: an
+    engine.tablebase.Tablebase whose positions are judged by the tables.
 
     :raises FinderError: if the game has reading errors or an illegal start.
     """
@@ -337,7 +398,14 @@ def find_puzzles(game: Game, budget: FinderBudget = FinderBudget(), *, number: i
     url = _game_url(game, number, source)
     found: List[FoundPuzzle] = []
     seen = set()
-    previous, _, _, _ = evaluate_position(searcher, board, scan)
+
+    def evaluate(position: Board):
+        verdict = tablebase_verdict(tablebase, position) if tablebase is not None else None
+        if verdict is not None:
+            return verdict[0]
+        return evaluate_position(searcher, position, scan)[0]
+
+    previous = evaluate(board)
     for ply, node in enumerate(game.moves):
         if node.uci == NULL_MOVE:
             # no puzzle through a pass (see the module docstring): the rest is not searched
@@ -347,7 +415,7 @@ def find_puzzles(game: Game, budget: FinderBudget = FinderBudget(), *, number: i
             break
         before_fen = board.fen()
         board.push_uci(node.uci)
-        evaluation, _, _, _ = evaluate_position(searcher, board, scan)
+        evaluation = evaluate(board)
         if on_position is not None:
             on_position()
         winner = board.turn
@@ -372,9 +440,9 @@ def find_puzzles(game: Game, budget: FinderBudget = FinderBudget(), *, number: i
             elif score.at_least(WINNING_CP) and score.chances > prior.chances + BLUNDER_JUMP:
                 if not score.at_least(CLEARLY_WINNING_CP) and material_diff(board, winner) > -1:
                     continue
-                cooked = _cook_material(searcher, board, budget)
+                cooked = _cook_material(searcher, board, budget, tablebase)
                 if cooked is not None and not verify_material(before_fen, [node.uci] + cooked[0],
-                                                              budget, game.chess960):
+                                                              budget, game.chess960, tablebase):
                     cooked = None
                 if cooked is not None:
                     line, last = cooked
@@ -400,11 +468,17 @@ class GamePuzzles:
 
 
 def find_puzzles_pgn(text: str, budget: FinderBudget = FinderBudget(), number: int = 1,
-                     source: str = "games.pgn") -> GamePuzzles:
+                     source: str = "games.pgn", syzygy_path: Optional[str] = None) -> GamePuzzles:
     """find_puzzles on the first game of a PGN text: the plain function that worker processes
-    and Ray tasks run.  :raises FinderError: no game, or a bad one."""
+    and Ray tasks run; syzygy_path: the tables' folders (os.pathsep between them), opened in
+    the worker.  :raises FinderError: no game, or a bad one."""
     game = read_game(io.StringIO(text))
     if game is None:
         raise FinderError(f"game {number}: no game in the text")
-    return GamePuzzles(number, find_puzzles(game, budget, number=number, source=source),
+    tablebase = None
+    if syzygy_path:
+        from ..tablebase import Tablebase
+        tablebase = Tablebase(syzygy_path)
+    return GamePuzzles(number, find_puzzles(game, budget, number=number, source=source,
+                                            tablebase=tablebase),
                        len(game.moves) + 1)

@@ -26,6 +26,7 @@ from . import hint_text
 from ..board import Board, board_from_fen
 from ..mate import (MAX_MATE_MOVES, MateSearchInterrupted, mate_line, mating_moves,
                    proven_mate_line, shortest_mate)
+from ..tablebase import best_keeping_move, fifty_move_result
 
 __all__ = ["mating_moves", "shortest_mate", "mate_line", "proven_mate_line",
            "MateSearchInterrupted", "MAX_MATE_MOVES", "Puzzle", "PuzzleError", "Verdict",
@@ -57,6 +58,8 @@ class Verdict:
     reply_san: Optional[str]
     solved: bool              # the puzzle is complete after this move (and no reply)
     followed_solution: bool   # the move is the stored solution's
+    keeping_move: Optional[str] = None   # a wrong move in the tables: a move that kept the
+    keeping_san: Optional[str] = None    # best result (UCI and SAN), else None
 
 
 GOAL_PATTERN = re.compile(r"\s*(?:mate\s*in\s*(\d+)|(win\s*material))\s*$", re.IGNORECASE)
@@ -86,16 +89,21 @@ class Puzzle:
         does not reach its goal (a mate puzzle's line must end in checkmate).
     :raises MateSearchInterrupted: when a mate proof needs more than MATE_JUDGE_NODES nodes
         (also from judge and try_move).
+
+    tablebase: an engine.tablebase.Tablebase; the positions it holds are judged by the tables
+    (see the module docstring).
     """
 
     def __init__(self, fen: str, moves: Optional[Sequence[str]] = None, *,
-                 goal: Optional[str] = None, length: int = 2, nodes: int = JUDGE_NODES) -> None:
+                 goal: Optional[str] = None, length: int = 2, nodes: int = JUDGE_NODES,
+                 tablebase=None) -> None:
         try:
             board = board_from_fen(fen)
         except ValueError as error:
             raise PuzzleError(f"bad FEN: {error}") from None
         self.fen = fen
         self.nodes = nodes
+        self.tablebase = tablebase
         self.solution: List[str] = []
         if moves is not None:
             moves = list(moves.split() if isinstance(moves, str) else moves)
@@ -202,7 +210,13 @@ class Puzzle:
         san = self.board.san(uci)
         expected = self.solution_move
         followed = uci == expected
-        if self.kind == "mate":
+        keeping = self._tablebase_ranking(self.board)
+        if keeping is not None:
+            right, reason, reply, keep = self._judge_tablebase(uci, followed, keeping)
+            if not right:
+                return Verdict(False, uci, san, reason, None, None, False, followed,
+                               keep.move, keep.san)
+        elif self.kind == "mate":
             right, reason, reply = self._judge_mate(uci, followed)
         else:
             right, reason, reply = self._judge_material(uci, followed, expected)
@@ -232,6 +246,50 @@ class Puzzle:
         else:
             self.board.push_uci(verdict.reply)
         return verdict
+
+    def _tablebase_ranking(self, board: Board):
+        """The tables' ranking of board's moves (engine.tablebase.rank_moves), or None without
+        tables or when they do not decide the position (castling rights, a table missing)."""
+        if self.tablebase is None or board.castling_fen() != "-":
+            return None
+        return self.tablebase.rank_moves(board) or None
+
+    def _move_result(self, result) -> int:
+        """The mover's result (1 win, 0 draw, -1 loss) under the fifty-move rule after one
+        ranked move (engine.tablebase.MoveResult): the clock after a zeroing move is 0."""
+        if result.checkmate:
+            return 1
+        clock = 0 if result.zeroing else self.board.halfmove_clock + 1
+        return -fifty_move_result(result.after_wdl, result.after_dtz, clock)
+
+    def _judge_tablebase(self, uci: str, followed: bool, ranking):
+        """(right, reason, reply, the move that keeps the best result) by the tables alone."""
+        results = {r.move: self._move_result(r) for r in ranking}
+        best = max(results.values())
+        keep = best_keeping_move(ranking, self.board.halfmove_clock)
+        if results[keep.move] != best:
+            keep = next(r for r in ranking if results[r.move] == best)
+        tried = next(r for r in ranking if r.move == uci)
+        if results[uci] < best:
+            key = "wrong_tb_throws_win" if best > 0 else "wrong_tb_loses_draw"
+            return False, hint_text.text(key, keep=keep.san), None, keep
+        if tried.checkmate:
+            return True, hint_text.text("right_mate"), None, keep
+        after = self.board.copy()
+        after.push_uci(uci)
+        played = self._played()
+        if followed and self.on_solution and played + 1 < len(self.solution):
+            reply = self.solution[played + 1]
+        elif not after.has_legal_moves():
+            reply = None
+        else:
+            defence = self._tablebase_ranking(after)
+            if defence is not None:
+                reply = best_keeping_move(defence, after.halfmove_clock).move
+            else:
+                reply = self._search().search(after, nodes=self.nodes).best_move
+        key = {1: "right_tb_win", 0: "right_tb_draw", -1: "right_tb_loss"}[best]
+        return True, hint_text.text(key), reply, keep
 
     def _judge_mate(self, uci: str, followed: bool):
         after = self.board.copy()

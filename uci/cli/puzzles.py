@@ -12,7 +12,7 @@ import csv
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, MAX_NODES, Parser, warn
 from .files import (Journal, JournalError, OutputError, OutputFile, check_outputs,
@@ -43,10 +43,12 @@ class FoundRows:
     positions: int
 
 
-def find_rows(text: str, budget, number: int, source: str) -> FoundRows:
-    """The work of one game (a plain function, run by worker processes and Ray tasks)."""
+def find_rows(text: str, budget, number: int, source: str,
+              syzygy_path: Optional[str] = None) -> FoundRows:
+    """The work of one game (a plain function, run by worker processes and Ray tasks); the
+    tables' folders, when given, are opened in the worker."""
     from ...engine.trainer.puzzle_finder import find_puzzles_pgn
-    found = find_puzzles_pgn(text, budget, number, source)
+    found = find_puzzles_pgn(text, budget, number, source, syzygy_path)
     return FoundRows([puzzle_row(puzzle) for puzzle in found.puzzles], found.positions)
 
 
@@ -90,6 +92,8 @@ def parser() -> Parser:
     p.bounded("--nodes", low=1, high=MAX_NODES // factor, default=defaults.scan_nodes,
               metavar="N", help=f"nodes per game position (default {defaults.scan_nodes}); a "
                                 f"puzzle's moves get {factor} times as many")
+    p.add_syzygy_path("judge the positions these Syzygy tables hold by the tables: a puzzle "
+                      "there needs exactly one move that keeps the win")
     p.add_resume()
     p.add_jobs()
     p.add_ray("search the games")
@@ -105,6 +109,10 @@ def main(argv, stderr=None) -> int:
     p.input_file(args.pgn)
     p.check_ray(args.ray)
     jobs = p.jobs(args)
+    tablebase = p.tablebase(args.syzygy_path)
+    # the folders in full: the workers open the tables themselves
+    syzygy_path = (None if tablebase is None else
+                   os.pathsep.join(os.path.abspath(folder) for folder in tablebase.folders))
     problem = check_outputs([args.pgn], [("--out", args.out)])
     if problem:
         p.error(problem)
@@ -113,7 +121,9 @@ def main(argv, stderr=None) -> int:
     budget = FinderBudget(scan_nodes=args.nodes, pair_nodes=args.nodes * factor)
     journal = Journal(journal_path(args.out), {
         "command": "puzzles", "input": input_identity(args.pgn),
-        "settings": budget.__dict__, "outputs": [["--out", os.path.abspath(args.out)]]})
+        "settings": dict(budget.__dict__, **({"syzygy_path": syzygy_path}
+                                             if syzygy_path else {})),
+        "outputs": [["--out", os.path.abspath(args.out)]]})
     if args.resume:
         try:
             journal.load()
@@ -128,7 +138,9 @@ def main(argv, stderr=None) -> int:
     try:
         with interruptible():
             end = run_games(args.pgn, find_rows,
-                            lambda number, text: (text, budget, number, args.pgn), sink,
+                            lambda number, text: ((text, budget, number, args.pgn)
+                                                  + ((syzygy_path,) if syzygy_path else ())),
+                            sink,
                             journal=journal, resume=args.resume, jobs=jobs,
                             ray_address=args.ray, stderr=stderr, games=games,
                             positions=positions)
