@@ -319,17 +319,22 @@ cdef void unmake_null_move(Position* p) noexcept nogil:
 # ---------------------------------------------------------------------------------------------
 # Draw facts
 
-# Times the current position occurred before (same key: pieces, side, castling, en passant),
-# looking back no further than the last irreversible move or null move; the scan stops once
-# `enough` earlier occurrences are found.
-cdef int repetition_count(Position* p, int enough) noexcept nogil:
+# How far back an earlier occurrence of the current position can lie: no further than the last
+# irreversible move or null move, nor than the start of the state stack.
+cdef inline int repetition_window(Position* p) noexcept nogil:
     cdef int limit = p.st.rule50
-    cdef int n = 0, i
     cdef int depth = <int>(p.st - p.states)
     if p.st.plies_from_null < limit:
         limit = p.st.plies_from_null
     if limit > depth:
         limit = depth
+    return limit
+
+# Times the current position occurred before (same key: pieces, side, castling, en passant),
+# within repetition_window; the scan stops once `enough` earlier occurrences are found.
+cdef int repetition_count(Position* p, int enough) noexcept nogil:
+    cdef int limit = repetition_window(p)
+    cdef int n = 0, i
     i = 4
     while i <= limit:
         if (p.st - i).key == p.st.key:

@@ -267,14 +267,9 @@ cdef bint see_ge(Position* p, Move m, int threshold) noexcept nogil:
 # say; otherwise a side that is lost would "hold" by returning to a position the game passed
 # through once, and the analysis would read a won game as 0.00 (Stockfish's rule too).
 cdef inline bint repetition_draw(Position* p, int ply) noexcept nogil:
-    cdef int limit = p.st.rule50
-    cdef int depth = <int>(p.st - p.states)
+    cdef int limit = repetition_window(p)
     cdef int i = 4
     cdef bint seen = False
-    if p.st.plies_from_null < limit:
-        limit = p.st.plies_from_null
-    if limit > depth:
-        limit = depth
     while i <= limit:
         if (p.st - i).key == p.st.key:
             if i < ply or seen:
