@@ -70,6 +70,14 @@ class MoveResult:
         """The mover's result in words (win, cursed win, draw, blessed loss, loss)."""
         return WDL_NAMES[self.wdl]
 
+    def fifty_move_result(self, halfmove_clock: int) -> int:
+        """The mover's result under the fifty-move rule (1 win, 0 draw, -1 loss) when the move
+        is played at `halfmove_clock` (a zeroing move starts the clock again)."""
+        if self.checkmate:
+            return 1
+        clock = 0 if self.zeroing else halfmove_clock + 1
+        return -fifty_move_result(self.after_wdl, self.after_dtz, clock)
+
 
 def fifty_move_result(wdl: int, dtz: Optional[int], halfmove_clock: int) -> int:
     """The side to move's result under the fifty-move rule (1 win, 0 draw, -1 loss) from the

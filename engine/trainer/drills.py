@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Iterator, List, Optional, Protocol, Sequence, Tuple, Union
 
 from ..board import Board, MoveError
+from ..tablebase import FIFTY_MOVE_PLIES, Tablebase, split_paths
 
 __all__ = ["TablebaseProber", "open_tables", "Goal", "Lesson", "LESSONS", "lesson_named",
            "LEVEL_NAMES", "CLASSIC", "Judgement", "Ending", "Verdict", "DrillResult", "Drill",
@@ -32,8 +33,6 @@ __all__ = ["TablebaseProber", "open_tables", "Goal", "Lesson", "LESSONS", "lesso
            "TableReader", "MoveValue", "game_ending", "material_name", "distance_words",
            "board_text", "FIFTY_MOVE_PLIES"]
 
-# The fifty-move rule in half-moves: at this clock the game is drawn (unless the move mates).
-FIFTY_MOVE_PLIES = 100
 # Random placements tried before a level is declared to have no position to offer.
 MAX_PLACEMENTS = 20_000
 # The level of the textbook set-ups (the lessons that have them).
@@ -71,7 +70,6 @@ class TablebaseProber(Protocol):
 def open_tables(paths: Union[str, Sequence[str]]) -> TablebaseProber:
     """Scacco's own Syzygy reader over the folders `paths` (a list, or one string of folders
     separated by os.pathsep, as the UCI option SyzygyPath)."""
-    from ..tablebase import Tablebase, split_paths
     try:
         return Tablebase(split_paths(paths))
     except (OSError, ValueError) as error:

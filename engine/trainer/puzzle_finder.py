@@ -47,7 +47,7 @@ from ...ext._core import MateSearch
 
 from ..score import winning_chances
 from ..review.analysis import TABLEBASE_WIN_CP, Budget, evaluate_position, tablebase_verdict
-from ..tablebase import best_keeping_move, fifty_move_result
+from ..tablebase import best_keeping_move
 from ..board import NULL_MOVE, Board, board_from_fen
 from ..levels import NAMED_LEVELS, level_for_elo
 from ..pgn import Game, read_game
@@ -237,12 +237,7 @@ def _table_ranking(tablebase, board: Board):
 def _keeping_moves(board: Board, ranking) -> Tuple[int, List[str]]:
     """(the best result under the fifty-move rule: 1, 0, -1; the moves that keep it) of a
     ranked table position, as the puzzle judge counts them."""
-    def result(r) -> int:
-        if r.checkmate:
-            return 1
-        clock = 0 if r.zeroing else board.halfmove_clock + 1
-        return -fifty_move_result(r.after_wdl, r.after_dtz, clock)
-    results = [(r.move, result(r)) for r in ranking]
+    results = [(r.move, r.fifty_move_result(board.halfmove_clock)) for r in ranking]
     best = max(value for _, value in results)
     return best, [move for move, value in results if value == best]
 

@@ -26,7 +26,7 @@ from . import hint_text
 from ..board import Board, board_from_fen
 from ..mate import (MAX_MATE_MOVES, MateSearchInterrupted, mate_line, mating_moves,
                    proven_mate_line, shortest_mate)
-from ..tablebase import best_keeping_move, fifty_move_result
+from ..tablebase import best_keeping_move
 
 __all__ = ["mating_moves", "shortest_mate", "mate_line", "proven_mate_line",
            "MateSearchInterrupted", "MAX_MATE_MOVES", "Puzzle", "PuzzleError", "Verdict",
@@ -254,17 +254,9 @@ class Puzzle:
             return None
         return self.tablebase.rank_moves(board) or None
 
-    def _move_result(self, result) -> int:
-        """The mover's result (1 win, 0 draw, -1 loss) under the fifty-move rule after one
-        ranked move (engine.tablebase.MoveResult): the clock after a zeroing move is 0."""
-        if result.checkmate:
-            return 1
-        clock = 0 if result.zeroing else self.board.halfmove_clock + 1
-        return -fifty_move_result(result.after_wdl, result.after_dtz, clock)
-
     def _judge_tablebase(self, uci: str, followed: bool, ranking):
         """(right, reason, reply, the move that keeps the best result) by the tables alone."""
-        results = {r.move: self._move_result(r) for r in ranking}
+        results = {r.move: r.fifty_move_result(self.board.halfmove_clock) for r in ranking}
         best = max(results.values())
         keep = best_keeping_move(ranking, self.board.halfmove_clock)
         if results[keep.move] != best:
