@@ -7,12 +7,11 @@ solution must be the oracle's best defence; and without tables, or in a position
 not hold, the judge must answer as before.
 """
 import chess
-import chess.syzygy
 import pytest
 
-from scacco.engine.tablebase import Tablebase
 from scacco.engine.trainer.puzzles import Puzzle
-from tests.syzygy_oracle import syzygy_dir
+from tests.syzygy_oracle import (move_result, mover_result, oracle_tables,  # noqa: F401
+                                 our_tablebase, syzygy_dir)
 
 # (FEN, the oracle's result for the side to move: 1 win, 0 draw); a halfmove clock near the
 # fifty-move limit turns some slower wins into draws.
@@ -24,38 +23,6 @@ POSITIONS = [
     ("7r/8/8/3k4/8/8/R7/3K4 b - - 0 1", 0),           # KRvKR, a draw some moves lose
     ("8/8/8/4k3/8/8/3QK3/7r w - - 80 1", None),       # KQvKR with the clock running out
 ]
-
-
-@pytest.fixture(scope="module")
-def oracle():
-    tables = chess.syzygy.open_tablebase(str(syzygy_dir()))
-    yield tables
-    tables.close()
-
-
-@pytest.fixture(scope="module")
-def tablebase():
-    return Tablebase(str(syzygy_dir()))
-
-
-def mover_result(oracle, board: chess.Board) -> int:
-    """The side to move's result under the fifty-move rule by the oracle (1, 0, -1)."""
-    if board.is_checkmate():
-        return -1
-    if board.is_stalemate():
-        return 0
-    wdl, dtz = oracle.probe_wdl(board), oracle.probe_dtz(board)
-    if abs(wdl) < 2 or abs(dtz) + board.halfmove_clock > 100:
-        return 0
-    return 1 if wdl > 0 else -1
-
-
-def move_result(oracle, board: chess.Board, move: chess.Move) -> int:
-    board.push(move)
-    try:
-        return -mover_result(oracle, board)
-    finally:
-        board.pop()
 
 
 @pytest.mark.parametrize("fen,expected", POSITIONS)

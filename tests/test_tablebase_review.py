@@ -11,7 +11,6 @@ import io
 
 import chess
 import chess.pgn
-import chess.syzygy
 import pytest
 
 from scacco.engine.board import Board
@@ -20,10 +19,10 @@ from scacco.engine.review.analysis import (TABLEBASE_LOST_DRAW, TABLEBASE_LOST_W
                                            TABLEBASE_WIN_CP, Budget, analyse_game,
                                            annotated_pgn, game_report)
 from scacco.engine.search import Searcher
-from scacco.engine.tablebase import Tablebase
 from scacco.engine.trainer.hints import game_hint
 from tests.sample_games import SHORT
-from tests.syzygy_oracle import syzygy_dir
+from tests.syzygy_oracle import (move_result, mover_result, oracle_tables,  # noqa: F401
+                                 our_tablebase, syzygy_dir)
 
 BUDGET = Budget(nodes=2000, review=1)
 # Starting positions (the oracle must call each a win for the side to move) and the ply at
@@ -33,37 +32,6 @@ ENDINGS = {
     "KRPvKR": ("1K1k4/1P6/8/8/8/8/r7/2R5 w - - 0 1", 4),
     "KPvK": ("4k3/8/4K3/4P3/8/8/8/8 w - - 0 1", 2),
 }
-
-
-@pytest.fixture(scope="module")
-def oracle():
-    tables = chess.syzygy.open_tablebase(str(syzygy_dir()))
-    yield tables
-    tables.close()
-
-
-@pytest.fixture(scope="module")
-def tablebase():
-    return Tablebase(str(syzygy_dir()))
-
-
-def mover_result(oracle, board: chess.Board) -> int:
-    """The side to move's result under the fifty-move rule by the oracle (1, 0, -1)."""
-    wdl, dtz = oracle.probe_wdl(board), oracle.probe_dtz(board)
-    if abs(wdl) < 2 or abs(dtz) + board.halfmove_clock > 100:
-        return 0
-    return 1 if wdl > 0 else -1
-
-
-def move_result(oracle, board: chess.Board, move: chess.Move) -> int:
-    """The mover's result after the move by the oracle (a checkmate is a win)."""
-    board.push(move)
-    try:
-        if board.is_checkmate():
-            return 1
-        return -mover_result(oracle, board)
-    finally:
-        board.pop()
 
 
 def move_dtz(oracle, board: chess.Board, move: chess.Move) -> int:
