@@ -24,7 +24,7 @@ import multiprocessing
 import os
 import signal
 import sys
-from concurrent.futures import CancelledError, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, Iterator, List, Optional, Tuple
 
@@ -89,7 +89,15 @@ class _Pool:
         if self.executor is None:
             self.executor = ProcessPoolExecutor(max_workers=self.jobs, mp_context=self.context,
                                                 initializer=_worker_start)
-        return self.executor.submit(_guarded, function, args)
+        try:
+            return self.executor.submit(_guarded, function, args)
+        except BrokenProcessPool as error:
+            # A worker died since the last item was sent: this item never ran, and its
+            # outcome is the broken pool's, as for the items in flight (run_local runs it
+            # again alone).
+            future: Future = Future()
+            future.set_exception(error)
+            return future
 
     def close(self) -> None:
         executor, self.executor = self.executor, None

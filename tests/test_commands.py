@@ -218,6 +218,30 @@ def test_a_worker_that_dies_is_one_items_failure_and_the_others_go_on():
     assert isinstance(results[5], Failure) and isinstance(results[5].error, KeyError)
 
 
+def die_on_one_later(n):
+    """A worker function whose process dies a moment into item 1."""
+    if n == 1:
+        time.sleep(0.3)
+        os.kill(os.getpid(), signal.SIGKILL)
+    return n * n
+
+
+def items_with_a_pause():
+    """Items 0-3, then a pause long enough for item 1's worker to die, then items 4-7: the
+    batch sends item 4 to a pool that broke while it waited."""
+    for n in range(4):
+        yield (n,)
+    time.sleep(3)
+    for n in range(4, 8):
+        yield (n,)
+
+
+def test_a_pool_that_broke_between_two_items_loses_neither():
+    results = list(run_local(die_on_one_later, items_with_a_pause(), jobs=2))
+    assert isinstance(results[1], Failure) and isinstance(results[1].error, WorkerDied)
+    assert [r for i, r in enumerate(results) if i != 1] == [0, 4, 9, 16, 25, 36, 49]
+
+
 def sleep_after_first(n):
     if n:
         time.sleep(600)
