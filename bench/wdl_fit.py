@@ -13,6 +13,14 @@ the scale of engine/score.py at that material; the engine is this interpreter's 
 the two agree).  Stopped and started again, it goes on with the next game; progress on stderr.
 The PGN of the games goes beside the record (wdl-games.pgn), for other benches to sample.
 
+    python bench/wdl_fit.py --import MATCH.pgn TEE_LOGDIR
+
+adds the games of a match between Scacco builds (../shared/tools/match.py --pgn, each engine
+run through bench/uci_tee.py TEE_LOGDIR) to the record, with the scores the engines reported
+in the game; a game already recorded (same PGN file name and round) is not added again, a game
+whose scores the logs lack for more than a tenth of its moves is left out.  The match's
+adjudication is its own (8 plies both at 1000 or more).
+
 The fit: Stockfish's shape (engine/score.py's WdlModel).  Every position not scored as a mate
 is one observation of the game's result from the mover's side; a(m) and b(m) are cubic
 polynomials of m/58 (m the material, clamped to 17..78), chosen by maximum likelihood.  The
@@ -22,7 +30,8 @@ positions (the target: within 5 points each), with the number of games the bucke
 come from (the positions of one game share its result: a bucket of few games is noisier than
 its count of positions says).  Games are resign-adjudicated when both sides
 report 1000 or more for 10 plies in a row (the result is then the one the score says); no
-draw is adjudicated, a game ends drawn only by the rules or at 400 plies.
+draw is adjudicated, a game ends drawn only by the rules or at 400 plies.  The fit needs numpy
+and scipy (`pip install scipy`; the other benches do without it).
 """
 from __future__ import annotations
 
@@ -105,7 +114,7 @@ def play_one(index: int, fen: str, c960: bool, tc: str):
             m = material(board)
             if score is not None and score.relative.mate() is None:
                 cp = score.relative.score()
-                moves.append([m, cp, round(cp / NETWORK_SCALE.factor(m), 1)])
+                moves.append([m, cp, round(NETWORK_SCALE.to_raw(cp, m), 1)])
                 white_cp = cp if board.turn == chess.WHITE else -cp
                 if abs(white_cp) >= RESIGN_CP and (streak == 0 or (white_cp > 0) == (streak > 0)):
                     streak += 1 if white_cp > 0 else -1
@@ -156,6 +165,65 @@ def play(path: Path, count: int, tc: str, share960: float, concurrency: int) -> 
                       f" {'960' if record['chess960'] else 'std'}), ~{rate * (count - n) / 60:.0f}"
                       " min left", file=sys.stderr, flush=True)
     del finished
+
+
+def position_key(arguments: str):
+    """(start FEN, moves) of a UCI `position` command's arguments."""
+    words = arguments.split()
+    if words[:1] == ["startpos"]:
+        fen, rest = chess.STARTING_FEN, words[1:]
+    elif words[:1] == ["fen"]:
+        fen, rest = " ".join(words[1:7]), words[7:]
+    else:
+        return None
+    return fen, tuple(rest[1:] if rest[:1] == ["moves"] else ())
+
+
+def import_match(path: Path, pgn_path: Path, log_folder: Path) -> None:
+    """Append the games of pgn_path, scored from the tee logs of log_folder, to the record."""
+    scores = {}
+    for log in sorted(log_folder.glob("*.jsonl")):
+        for line in log.open():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            key = position_key(entry.get("position") or "")
+            if key is not None and entry.get("score"):
+                scores[key] = entry["score"]
+    known = set()
+    if path.exists():
+        known = {json.loads(line).get("source") for line in path.open() if line.strip()}
+    added = skipped = 0
+    with pgn_path.open() as handle, path.open("a") as out:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            source = f"{pgn_path.name}#{game.headers.get('Round', '?')}"
+            result = game.headers.get("Result")
+            if source in known or result not in ("1-0", "0-1", "1/2-1/2"):
+                continue
+            board = game.board()
+            start, chess960 = board.fen(), game.headers.get("Variant", "") == "Chess960"
+            played, moves, lacking = [], [], 0
+            for move in game.mainline_moves():
+                m = material(board)
+                score = scores.get((start, tuple(played)))
+                kind, _, value = (score or "").partition(" ")
+                if kind == "cp":
+                    cp = int(value)
+                    moves.append([m, cp, round(NETWORK_SCALE.to_raw(cp, m), 1)])
+                else:
+                    moves.append([m, None, None])
+                    lacking += score is None
+                played.append(move.uci())
+                board.push(move)
+            if not moves or lacking > len(moves) / 10:
+                skipped += 1
+                continue
+            out.write(json.dumps({"start": start, "chess960": chess960, "result": result,
+                                  "moves": moves, "source": source}) + "\n")
+            added += 1
+    print(f"{pgn_path}: {added} games added to {path}, {skipped} left out (scores missing)",
+          file=sys.stderr)
 
 
 def observations(path: Path, last: int | None = None):
@@ -248,8 +316,17 @@ def main() -> int:
                         help="share of games from Chess960 starts")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--games", default=str(ROOT / "bench" / "quality" / "wdl-games.jsonl"))
+    parser.add_argument("--import", dest="match", nargs=2, metavar=("PGN", "LOGDIR"),
+                        help="add a match's games, scored from bench/uci_tee.py's logs")
     args = parser.parse_args()
     path = Path(args.games)
+    if args.match:
+        pgn_path, log_folder = Path(args.match[0]), Path(args.match[1])
+        for needed in (pgn_path, log_folder):
+            if not needed.exists():
+                print(f"{needed}: no such file or folder", file=sys.stderr)
+                return 1
+        import_match(path, pgn_path, log_folder)
     if args.play:
         play(path, args.play, args.tc, args.chess960, args.concurrency)
     if not path.exists():
