@@ -56,6 +56,7 @@ from scacco.engine.levels import play  # noqa: E402
 from scacco.engine.pgn import Game, MoveNode, read_games, write_game  # noqa: E402
 from scacco.engine.search import Searcher, default_network, score_to_cp_mate  # noqa: E402
 from tests.shared import shared_dir  # noqa: E402
+from bench import review_knobs  # noqa: E402
 
 MAX_PLIES = 200
 
@@ -236,6 +237,7 @@ def unwrap(result):
 
 def judge_game(number: int, game: Game, args, cached: bool):
     """Our analysis of one game and, unless cached, the reference's evaluations of it."""
+    review_knobs.apply(args.look)
     analysis = analyse_game(game, Budget(nodes=args.nodes, review=args.review), number=number)
     evals = None
     if not cached:
@@ -276,6 +278,7 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=DEFAULT_NODES, help="our budget per position")
     parser.add_argument("--review", type=int, default=DEFAULT_REVIEW,
                         help="our second look's factor (1: none; see engine/review/analysis.py)")
+    review_knobs.add_option(parser)
     kinds = ["stockfish", "scacco", "scacco-fresh"]
     parser.add_argument("--reference", choices=kinds, default="stockfish")
     parser.add_argument("--against", choices=kinds,
@@ -363,7 +366,8 @@ def main() -> int:
     names = {"stockfish": f"Stockfish depth {args.sf_depth}", "scacco": f"Scacco {args.factor}x nodes",
              "scacco-fresh": f"Scacco {args.factor}x nodes, each position on a cleared table"}
     print(f"{len(games)} games, ours {Budget(nodes=args.nodes, review=args.review).describe()}, "
-          f"reference {names[args.reference]}; {positions} positions, {reviewed} looked at again")
+          f"reference {names[args.reference]}; {positions} positions, {reviewed} looked at again"
+          + (f"; {dict(args.look)}" if args.look else ""))
     for name, (both, mine, theirs) in totals.items():
         print(f"{name:9} ours {mine:3}  reference {theirs:3}  agreed {both:3}  "
               f"precision {ratio(both, mine)}  recall {ratio(both, theirs)}")

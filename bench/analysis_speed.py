@@ -22,6 +22,7 @@ from scacco.engine.review.analysis import DEFAULT_NODES, Budget, analyse_pgn  # 
 from scacco.engine.batch import run_local  # noqa: E402
 from scacco.engine.pgn import read_games  # noqa: E402
 from tests.shared import shared_dir  # noqa: E402
+from bench import review_knobs  # noqa: E402
 
 MOVES = 40
 
@@ -44,7 +45,11 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--pgn", help="take the games of 40 moves or more from this file instead "
                                       "(e.g. bench/collection/games.pgn: weak players, many blunders)")
+    review_knobs.add_option(parser)
     args = parser.parse_args()
+    if review_knobs.apply(args.look):
+        print(f"--look {dict(args.look)}: the single game's; worker processes of the throughput "
+              "runs keep the module's values", file=sys.stderr)
     budget = Budget(nodes=args.nodes)
     games = forty_move_games(max(args.games, 1), args.pgn)
     start = time.perf_counter()
