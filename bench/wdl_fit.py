@@ -80,6 +80,14 @@ def starts(count: int, share960: float, seed: int = 20261204):
     return out[:count]
 
 
+def move_entry(m: int, cp):
+    """One move of a record: [material, the mover's normalised cp, the same in raw units], the
+    scores None when the engine reported a mate or nothing."""
+    if cp is None:
+        return [m, None, None]
+    return [m, cp, round(NETWORK_SCALE.to_raw(cp, m), 1)]
+
+
 def play_one(index: int, fen: str, c960: bool, tc: str):
     base, _, inc = tc.partition("+")
     base, inc = float(base), float(inc or 0)
@@ -114,14 +122,14 @@ def play_one(index: int, fen: str, c960: bool, tc: str):
             m = material(board)
             if score is not None and score.relative.mate() is None:
                 cp = score.relative.score()
-                moves.append([m, cp, round(NETWORK_SCALE.to_raw(cp, m), 1)])
+                moves.append(move_entry(m, cp))
                 white_cp = cp if board.turn == chess.WHITE else -cp
                 if abs(white_cp) >= RESIGN_CP and (streak == 0 or (white_cp > 0) == (streak > 0)):
                     streak += 1 if white_cp > 0 else -1
                 else:
                     streak = 0
             else:
-                moves.append([m, None, None])
+                moves.append(move_entry(m, None))
                 mate = score.white().mate() if score is not None else None
                 streak = 0 if mate is None else (streak + 1 if mate > 0 else streak - 1)
             node = node.add_variation(played.move)
@@ -208,12 +216,8 @@ def import_match(path: Path, pgn_path: Path, log_folder: Path) -> None:
                 m = material(board)
                 score = scores.get((start, tuple(played)))
                 kind, _, value = (score or "").partition(" ")
-                if kind == "cp":
-                    cp = int(value)
-                    moves.append([m, cp, round(NETWORK_SCALE.to_raw(cp, m), 1)])
-                else:
-                    moves.append([m, None, None])
-                    lacking += score is None
+                moves.append(move_entry(m, int(value) if kind == "cp" else None))
+                lacking += score is None
                 played.append(move.uci())
                 board.push(move)
             if not moves or lacking > len(moves) / 10:
