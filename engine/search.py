@@ -282,6 +282,18 @@ class Searcher:
         self._core.set_threads(count)
 
     @property
+    def singular_extensions(self) -> bool:
+        """True when the search extends a table move that no other move comes near (singular
+        extensions, with their multi-cut and negative extensions); off by default while its
+        match against the search without them runs (docs/development.md).  Set it between
+        searches."""
+        return self._core.singular_extensions
+
+    @singular_extensions.setter
+    def singular_extensions(self, on: bool) -> None:
+        self._core.singular_extensions = bool(on)
+
+    @property
     def network(self):
         """The NnueNetwork the search evaluates with, or None: the classical evaluation."""
         return self._core.network

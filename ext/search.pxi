@@ -88,6 +88,19 @@ cdef enum:
     # HISTORY_BONUS_DEPTH.
     HISTORY_BONUS_SCALE = 16
     HISTORY_BONUS_DEPTH = 12
+    # Singular extensions: from SINGULAR_DEPTH on, the table move (a lower bound searched at
+    # most SINGULAR_TT_DEPTH_SLACK plies shallower) is tested against the other moves searched
+    # at half depth below its score less SINGULAR_MARGIN_PER_DEPTH per ply.  When every other
+    # move fails that test, the move is extended by a ply, by two when they fail by
+    # DOUBLE_EXTENSION_MARGIN more (at most DOUBLE_EXTENSION_LIMIT times on a line); when one
+    # of them passes a test already above beta, the node fails high at once (multi-cut); when
+    # the table's score is at or above beta (or no better than that search), the move is
+    # searched a ply shallower.
+    SINGULAR_DEPTH = 8
+    SINGULAR_TT_DEPTH_SLACK = 3
+    SINGULAR_MARGIN_PER_DEPTH = 2
+    DOUBLE_EXTENSION_MARGIN = 40
+    DOUBLE_EXTENSION_LIMIT = 6
 
 # The late move reduction of the m-th move at depth d: LMR_BASE + ln(d) * ln(m) / LMR_DIVISOR.
 cdef double LMR_BASE = 0.8
@@ -150,6 +163,9 @@ ctypedef struct SearchData:
     int tb_probe_depth
     int tb_rule50
     uint64_t tb_hits
+    int singular                      # 1: singular extensions on (the SingularExtensions option)
+    Move excluded[MAX_PLY + 4]        # the move a singular test leaves out at each ply
+    int double_extensions[MAX_PLY + 4]  # double extensions on the line down to each ply
     double start_ms
     StopState* token                  # the search's stop token (held by the SearchCore)
     int stop                          # 1 once this search must end (node limit or token)
@@ -639,7 +655,9 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     cdef int quiet_count = 0, noisy_count = 0
     cdef int n, i, score, best_score, static_eval, eval, tt_score = VALUE_NONE, bound, tt_depth = -99
     cdef int move_count = 0, new_depth, r, reduced, extension, lmr_depth, null_r, idx
+    cdef int singular_beta, tt_bound = BOUND_NONE
     cdef Move m, tt_move = MOVE_NONE, best_move = MOVE_NONE
+    cdef Move excluded = sd.excluded[ply]
     cdef TTEntry* tte
     cdef RootMove* rm
     cdef CheckInfo ci
@@ -672,6 +690,9 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     if ply + 2 < MAX_PLY + 4:
         sd.killers[ply + 2][0] = MOVE_NONE
         sd.killers[ply + 2][1] = MOVE_NONE
+        sd.excluded[ply + 1] = MOVE_NONE
+    if root:
+        sd.double_extensions[0] = 0
 
     # Step 3. Transposition table
     tte = tt_probe(sd.tt, p.st.key, &found)
@@ -683,7 +704,9 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
         tt_score = score_from_tt(tte.score, ply, p.st.rule50)
         tt_depth = tte.depth8 - DEPTH_OFFSET
         bound = tte.gen_bound & 3
-        if (not pv_node and tt_depth >= depth and tt_score != VALUE_NONE
+        tt_bound = bound
+        # (a singular test's node has the table entry of the full node: it cannot stand in)
+        if (not pv_node and excluded == MOVE_NONE and tt_depth >= depth and tt_score != VALUE_NONE
                 and ((bound == BOUND_LOWER and tt_score >= beta) or (bound == BOUND_UPPER and tt_score <= alpha)
                      or bound == BOUND_EXACT)):
             return tt_score
@@ -691,8 +714,8 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     # Step 3b. Tablebases: after a capture or pawn move, a position the tables hold gets its
     # exact result: a draw ends the node, a win is a lower bound and a loss an upper bound,
     # stored in the table (deeper than this search needs: it is exact).
-    if (sd.tb != NULL and not root and p.st.rule50 == 0 and p.st.castling == 0
-            and sd.tb_cardinality > 0):
+    if (sd.tb != NULL and not root and excluded == MOVE_NONE and p.st.rule50 == 0
+            and p.st.castling == 0 and sd.tb_cardinality > 0):
         idx = popcount(p.by_type[ALL_PIECES])
         if idx <= sd.tb_cardinality and (idx < sd.tb_cardinality or depth >= sd.tb_probe_depth):
             score = tb_probe_wdl(sd.tb, p, &r)
@@ -727,7 +750,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
         if tt_score != VALUE_NONE and ((tt_score > eval and (tte.gen_bound & BOUND_LOWER))
                                         or (tt_score < eval and (tte.gen_bound & BOUND_UPPER))):
             eval = tt_score
-        if not found:
+        if not found and excluded == MOVE_NONE:
             tt_store(sd.tt, tte, p.st.key, VALUE_NONE, static_eval, BOUND_NONE, -1, MOVE_NONE)
         if ply >= 2 and sd.static_eval[ply - 2] != VALUE_NONE:
             improving = static_eval > sd.static_eval[ply - 2]
@@ -736,7 +759,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
         else:
             improving = True
 
-    if not pv_node and not in_check:
+    if not pv_node and not in_check and excluded == MOVE_NONE:
         # Step 5. Reverse futility pruning: far above beta at low depth
         # (not when beta is a mated score: that would hide a faster mate of the defender)
         if (depth <= BETA_PRUNING_DEPTH and eval - BETA_MARGIN * (depth - improving) >= beta
@@ -794,6 +817,8 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     init_check_info(p, &ci)
     for i in range(n):
         m = pick_move(moves, scores, n, i)
+        if m == excluded:
+            continue
         noisy = is_noisy(p, m)
         quiet = not noisy
         gives_check = move_gives_check(p, &ci, m)
@@ -822,14 +847,38 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
             elif depth <= SEE_PRUNING_DEPTH and scores[i] < SCORE_GOOD_NOISY and not see_ge(p, m, SEE_NOISY_MARGIN * depth):
                 continue
 
+        # Step 11. Extensions (bounded so that a line cannot run away).  The table move is
+        # tested for singularity (see SINGULAR_DEPTH); any other move giving check is extended.
+        extension = 0
+        if ply < 2 * sd.root_depth:
+            if (sd.singular and not root and m == tt_move and excluded == MOVE_NONE
+                    and depth >= SINGULAR_DEPTH and tt_depth >= depth - SINGULAR_TT_DEPTH_SLACK
+                    and (tt_bound & BOUND_LOWER) and tt_score != VALUE_NONE
+                    and -VALUE_WON < tt_score < VALUE_WON):
+                singular_beta = tt_score - SINGULAR_MARGIN_PER_DEPTH * depth
+                sd.excluded[ply] = m
+                score = search(sd, singular_beta - 1, singular_beta, (depth - 1) // 2, ply, cut_node)
+                sd.excluded[ply] = MOVE_NONE
+                if load_int(&sd.stop):
+                    return 0
+                if score < singular_beta:
+                    extension = 1
+                    if (not pv_node and score < singular_beta - DOUBLE_EXTENSION_MARGIN
+                            and sd.double_extensions[ply] < DOUBLE_EXTENSION_LIMIT):
+                        extension = 2
+                elif singular_beta >= beta:
+                    return singular_beta
+                elif tt_score >= beta or tt_score <= score:
+                    extension = -1
+            elif gives_check:
+                extension = 1
+        new_depth = depth - 1 + extension
+        sd.double_extensions[ply + 1] = sd.double_extensions[ply] + (extension == 2)
+
         if root and sd.root_move_callback != NULL:
             report_root_move(sd, m, move_count + sd.pv_index)
         sd.cont_stack[ply] = &sd.continuation[p.board[move_from(m)]][move_to(m)][0][0]
         make_move(p, m)
-
-        # Step 11. Check extension (bounded so that checks cannot run away)
-        extension = 1 if gives_check and ply < 2 * sd.root_depth else 0
-        new_depth = depth - 1 + extension
 
         # Step 12. Late move reductions, then principal variation search
         if depth >= LMR_DEPTH and move_count > 1 + pv_node and (quiet or scores[i] < SCORE_GOOD_NOISY):
@@ -898,8 +947,9 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                 noisy_count += 1
 
     if move_count == 0:
-        # every move was pruned (only possible with moves left): fail low safely
-        return alpha if not in_check else mated_in(ply)
+        # every move was pruned (only possible with moves left), or the singular test's
+        # excluded move was the only one: fail low safely
+        return alpha if not in_check or excluded != MOVE_NONE else mated_in(ply)
 
     # Step 14. Histories and the table
     if best_move != MOVE_NONE and best_score >= beta:
@@ -907,7 +957,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
             update_quiet_stats(sd, best_move, quiets_tried, quiet_count, depth, ply)
         update_capture_stats(sd, best_move, noisy_tried, noisy_count, depth)
 
-    if not (root and sd.pv_index > 0):
+    if not (root and sd.pv_index > 0) and excluded == MOVE_NONE:
         bound = BOUND_LOWER if best_score >= beta else (BOUND_EXACT if pv_node and best_move != MOVE_NONE else BOUND_UPPER)
         tt_store(sd.tt, tte, p.st.key, score_to_tt(best_score, ply), static_eval if static_eval != VALUE_NONE else VALUE_NONE,
                  bound, depth, best_move)

@@ -230,6 +230,7 @@ cdef class SearchCore:
             h.tb_cardinality = sd.tb_cardinality
             h.tb_probe_depth = sd.tb_probe_depth
             h.tb_rule50 = sd.tb_rule50
+            h.singular = sd.singular
             memset(h.killers, 0, sizeof(h.killers))
         with nogil:
             for i in range(self.helper_count):
@@ -398,6 +399,16 @@ cdef class SearchCore:
         self.sd.tb_cardinality = self._tb_cardinality
         self.sd.tb_probe_depth = probe_depth
         self.sd.tb_rule50 = rule50
+
+    @property
+    def singular_extensions(self):
+        """True when the search tests the table move for singularity and extends it (see
+        SINGULAR_DEPTH in search.pxi)."""
+        return bool(self.sd.singular)
+
+    @singular_extensions.setter
+    def singular_extensions(self, bint on):
+        self.sd.singular = 1 if on else 0
 
     def set_tablebase_enabled(self, bint on):
         """Probe the tables set by set_tablebase (on) or none of them (off) from the next

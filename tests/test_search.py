@@ -956,3 +956,47 @@ def test_a_pondering_search_applies_no_time():
     result = Searcher(16, threads=1).search(Board(DETERMINISM_FENS[1]), depth=9, movetime=1,
                                             ponder=True)
     assert result.depth == 9
+
+
+# ---------------------------------------------------------------------------------------------
+# Singular extensions (on trial behind Searcher.singular_extensions, off by default)
+
+@pytest.fixture
+def singular_searcher():
+    searcher = Searcher(16)
+    searcher.singular_extensions = True
+    return searcher
+
+
+def test_singular_extensions_are_off_by_default_and_change_the_tree():
+    searcher = Searcher(16)
+    assert searcher.singular_extensions is False
+    fen = DETERMINISM_FENS[1]
+    off = searcher.search(Board(fen), depth=13)
+    searcher.clear()
+    searcher.singular_extensions = True
+    on = searcher.search(Board(fen), depth=13)
+    assert on.nodes != off.nodes
+    assert chess.Move.from_uci(on.best_move) in chess.Board(fen).legal_moves
+    assert_legal_line(fen, on.pv)
+
+
+@pytest.mark.parametrize("fen", data_lines("mate2.fen")[:6] + MATE3_PLAIN)
+def test_singular_extensions_keep_the_shortest_mate(singular_searcher, fen):
+    # mate2.fen: mates in 2, MATE3_PLAIN: mates in 3, both by exhaustive python-chess search
+    n = 2 if fen in data_lines("mate2.fen") else 3
+    board = chess.Board(fen)
+    assert not can_mate(board, n - 1) and can_mate(board, n)
+    check_mate_in(singular_searcher, fen, n, depth=16)
+
+
+@pytest.mark.single_thread
+def test_singular_extensions_search_the_same_tree_twice():
+    fen = DETERMINISM_FENS[0]
+    traces = []
+    for _ in range(2):
+        searcher = Searcher(16)
+        searcher.singular_extensions = True
+        traces.append(iteration_trace(searcher, fen, 12))
+    assert traces[0][0].nodes == traces[1][0].nodes
+    assert traces[0][1] == traces[1][1]

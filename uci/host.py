@@ -100,6 +100,7 @@ class EngineHost:
         self._apply_threads(searcher, self.options["Threads"])
         self._apply_network(searcher, self.active_network())
         self._apply_tablebase(searcher)
+        searcher.singular_extensions = self.options["SingularExtensions"]
         return searcher
 
     # -- Syzygy tablebases (SyzygyPath, SyzygyProbeDepth, Syzygy50MoveRule, SyzygyProbeLimit) --
@@ -276,6 +277,14 @@ class EngineHost:
             self.out.info(f"Threads {count}: not enough memory for the threads' histories "
                           f"(searching with {current}); Threads unchanged")
             self.options.store(self.options.find("Threads"), current)
+
+    def set_singular_extensions(self, on: bool) -> None:
+        """Option hook: singular extensions on or off, from the next search on."""
+        self.submit(Job("task"), lambda: self._set_singular_extensions(on))
+
+    def _set_singular_extensions(self, on: bool) -> None:
+        if self._searcher is not None:
+            self._searcher.singular_extensions = on
 
     def resize_hash(self, mb: int) -> None:
         """Option hook: a new table size (refused when larger than the machine's memory).

@@ -226,6 +226,13 @@ def standard_options() -> List[Option]:
                on_change=lambda session, limit: session.host.set_syzygy_option("limit", limit),
                doc="The most pieces (kings included) of a position the tables are probed for; "
                    "0 turns probing off."),
+        Option("SingularExtensions", "check", False, while_searching=False,
+               on_change=lambda session, on: session.host.set_singular_extensions(on),
+               doc="Search a table move that no other move comes near one ply deeper (singular "
+                   "extensions, with multi-cut and negative extensions). Off by default until "
+                   "its match against the search without them decides (see "
+                   "[development](development.md#search-changes-on-trial)). Refused during a "
+                   "search."),
         Option("UCI_Chess960", "check", False,
                doc="Chess960: FENs with any king and rook files (Shredder-FEN or X-FEN), "
                    "castling read and printed as king takes rook (`e1h1`). Takes effect at the "
