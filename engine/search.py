@@ -73,6 +73,15 @@ EXACT_MATE_NODE_LIMIT = 30_000_000
 MATE_CONFIRMATION_PLIES = 6
 # One proof attempt during a fixed movetime gets at most this share of the time left.
 PROOF_TIME_SHARE = 0.25
+# With node_time on, the soft limit is also scaled by (NODE_SHARE_BASE - share) * NODE_SHARE_SCALE,
+# share being the part of the main thread's nodes spent under the best move so far: a move the
+# search keeps confirming cheaply is played sooner, one whose rivals keep taking effort later.
+# The two are set so that the factor is about 1 on average, leaving the clock's overall use
+# as it was.  Taken into account from NODE_SHARE_DEPTH iterations on (the first ones are too
+# small to say).
+NODE_SHARE_BASE = 1.3
+NODE_SHARE_SCALE = 1.4
+NODE_SHARE_DEPTH = 6
 # C threads that share the clearing of a large table (engine cores, at most eight: memory
 # bandwidth, not arithmetic, is the limit).
 CLEAR_THREADS = max(1, min(os.cpu_count() or 1, 8))
@@ -254,6 +263,7 @@ class Searcher:
         self._tb_limit = 7
         self._root_tb_hits = 0            # root moves the tables ranked in this search
         self._root_tb_score: Optional[int] = None   # the root's result when the tables ranked it
+        self._node_time = False
 
     @staticmethod
     def _check_hash(mb) -> None:
@@ -292,6 +302,18 @@ class Searcher:
     @singular_extensions.setter
     def singular_extensions(self, on: bool) -> None:
         self._core.singular_extensions = bool(on)
+
+    @property
+    def node_time(self) -> bool:
+        """True when clock play also weighs the share of the search spent on the best move
+        (NODE_SHARE_BASE) and a search the clock or a stop interrupts keeps a move that beat the
+        last iteration's best in the unfinished iteration; off by default while its match
+        against the timing without them runs (docs/development.md)."""
+        return self._node_time
+
+    @node_time.setter
+    def node_time(self, on: bool) -> None:
+        self._node_time = bool(on)
 
     @property
     def network(self):
@@ -570,6 +592,12 @@ class Searcher:
             # all are done (a failed window is reported through the window callback).
             finished = core.search_iteration(iteration, multipv)
             if core.stopped and iteration > 1:
+                if self._node_time and multipv == 1 and completed:
+                    better = self._interrupted_best(board, completed[0], proof_nodes)
+                    if better is not None:
+                        completed = [better]
+                        if on_info is not None:
+                            on_info(better)
                 break
             completed_depth = iteration
             # Stopped inside the first iteration: report the lines that were finished (at least
@@ -607,7 +635,9 @@ class Searcher:
                                                          proofs_tried):
                     break
                 continue
-            if self._time_is_up(token, best_history, score_history):
+            if self._time_is_up(token, best_history, score_history,
+                                self._best_node_share(core)
+                                if self._node_time and iteration >= NODE_SHARE_DEPTH else None):
                 break
             if mate_settled and depth is None and mate is None and clock_play:
                 break  # clock play: a mate seen this deep is played without proof
@@ -699,9 +729,10 @@ class Searcher:
         return result, solver.nodes
 
     def _time_is_up(self, token: StopToken, best_history: List[int],
-                    score_history: List[int]) -> bool:
+                    score_history: List[int], node_share: Optional[float] = None) -> bool:
         """Soft limit: stretched while the best move keeps changing or the score falls, shrunk
-        when the best move is stable."""
+        when the best move is stable; with node_time on, also scaled by the best move's share
+        of the nodes (NODE_SHARE_BASE)."""
         soft = token.soft_limit
         if soft is None:
             return False
@@ -710,7 +741,34 @@ class Searcher:
         if len(best_history) >= 6 and all(m == best_history[-1] for m in best_history[-6:]):
             factor *= 0.6
         factor *= self._falling_score_factor(score_history)
+        if self._node_time and node_share is not None:
+            factor *= (NODE_SHARE_BASE - node_share) * NODE_SHARE_SCALE
         return time.monotonic() * 1000.0 - soft[0] >= soft[1] * factor
+
+    @staticmethod
+    def _best_node_share(core) -> Optional[float]:
+        """The share of the main thread's nodes so far spent under the best root move (the
+        root moves are sorted after a finished iteration), or None before any."""
+        total = sum(core.root_move_nodes(i) for i in range(core.root_count))
+        return core.root_move_nodes(0) / total if total > 0 else None
+
+    def _interrupted_best(self, board: Board, last: SearchInfo, extra_nodes: int) -> Optional[SearchInfo]:
+        """The line of a root move that beat the last iteration's best in the iteration a stop
+        interrupted, or None.  The iteration searches the old best first; a root move is only
+        given a score once its search is complete, and after the first one only when it raises
+        alpha, so any other scored move is better at the new depth."""
+        core = self._core
+        best_index, best_score = None, -VALUE_INFINITE
+        for i in range(core.root_count):
+            score = core.root_move(i)[1]
+            if score > best_score:
+                best_index, best_score = i, score
+        if best_index is None:
+            return None
+        move, score, _, seldepth, pv_codes = core.root_move(best_index)
+        if board.move_uci(move) == last.pv[0]:
+            return None
+        return self._line_info(board, 1, last.depth, seldepth, score, pv_codes, None, extra_nodes)
 
     @staticmethod
     def _falling_score_factor(scores: List[int]) -> float:

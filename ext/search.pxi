@@ -127,6 +127,7 @@ ctypedef struct RootMove:
     int previous_score
     int seldepth
     int pv_length
+    uint64_t nodes                    # the main thread's nodes under this move, this search
     Move pv[MAX_PLY]
 
 cdef struct SmpState:
@@ -658,6 +659,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     cdef int singular_beta, tt_bound = BOUND_NONE
     cdef Move m, tt_move = MOVE_NONE, best_move = MOVE_NONE
     cdef Move excluded = sd.excluded[ply]
+    cdef uint64_t root_nodes = 0
     cdef TTEntry* tte
     cdef RootMove* rm
     cdef CheckInfo ci
@@ -878,6 +880,8 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
         if root and sd.root_move_callback != NULL:
             report_root_move(sd, m, move_count + sd.pv_index)
         sd.cont_stack[ply] = &sd.continuation[p.board[move_from(m)]][move_to(m)][0][0]
+        if root:
+            root_nodes = sd.nodes
         make_move(p, m)
 
         # Step 12. Late move reductions, then principal variation search
@@ -916,6 +920,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
             for idx in range(sd.pv_index, sd.root_count):
                 if sd.root_moves[idx].move == m:
                     rm = &sd.root_moves[idx]
+                    rm.nodes += sd.nodes - root_nodes
                     if move_count == 1 or score > alpha:
                         rm.score = score
                         rm.seldepth = sd.seldepth
@@ -998,6 +1003,7 @@ cdef int setup_root_c(SearchData* sd, Move* allowed, int allowed_count) noexcept
         rm.pv[0] = m
         rm.pv_length = 1
         rm.seldepth = 0
+        rm.nodes = 0
         k += 1
     sd.root_count = k
     return k

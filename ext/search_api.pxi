@@ -498,6 +498,13 @@ cdef class SearchCore:
         rm = &self.sd.root_moves[i]
         return rm.move, rm.score, rm.previous_score, rm.seldepth, [rm.pv[k] for k in range(rm.pv_length)]
 
+    def root_move_nodes(self, int i):
+        """The main thread's nodes under root move i in this search so far (every iteration,
+        the interrupted one included)."""
+        if not 0 <= i < self.sd.root_count:
+            raise IndexError("root move index out of range")
+        return self.sd.root_moves[i].nodes
+
     def probe_move(self, CoreBoard board):
         """The table's move for board's position, if it is legal there, else None."""
         cdef bint found

@@ -740,6 +740,26 @@ def test_clock_play_without_a_stable_move_uses_the_whole_soft_limit(searcher, mo
     assert not searcher._time_is_up(token, [7] * 6, [0, 0, 150, 150, 150, -150])
 
 
+def test_node_time_scales_the_soft_limit_by_the_best_moves_share(monkeypatch):
+    # A changing best move (two changes: 1.8 of the soft limit) 1000 ms into a 1000 ms soft
+    # limit: with node_time on, (1.3 - share) * 1.4 more: 1.8 * 0.42 = 0.756 at a share of 1
+    # (stop), 1.8 * 1.54 = 2.772 at 0.2 (go on); 1.8 * 1.4 * (1.3 - 0.9) = 1.008 at 0.9.
+    from scacco.engine.search import StopToken
+    clock = VirtualClock(0.1)
+    monkeypatch.setattr("scacco.engine.search.time", clock)
+    token = StopToken()
+    token.set_limits(1000, None, origin_ms=clock.now * 1000)
+    clock.now += 1.0
+    history, scores = [1, 1, 2, 1], [0] * 4
+    searcher = Searcher(1)
+    assert searcher._time_is_up(token, history, scores, 1.0) is False     # node_time off
+    searcher.node_time = True
+    assert searcher._time_is_up(token, history, scores, 1.0)
+    assert not searcher._time_is_up(token, history, scores, 0.2)
+    assert not searcher._time_is_up(token, history, scores, 0.9)
+    assert not searcher._time_is_up(token, history, scores, None)       # too early to say
+
+
 def test_a_falling_score_buys_time():
     import math
     from scacco.engine.search import MATE_BOUND, Searcher
@@ -1000,3 +1020,51 @@ def test_singular_extensions_search_the_same_tree_twice():
         traces.append(iteration_trace(searcher, fen, 12))
     assert traces[0][0].nodes == traces[1][0].nodes
     assert traces[0][1] == traces[1][1]
+
+
+# WAC positions whose best move changes from one iteration to the next at small depths.
+BEST_MOVE_CHANGES = [
+    "6k1/5ppp/1q6/2b5/8/2R1pPP1/1P2Q2P/7K w - - 0 1",
+    "2kr3r/pp1q1ppp/5n2/1Nb5/2Pp1B2/7Q/P4PPP/1R3RK1 w - - 0 1",
+]
+
+
+@pytest.mark.single_thread
+def test_node_time_keeps_a_better_move_from_the_interrupted_iteration():
+    # A node limit cuts the iteration in which the best move changes, near its end (a node
+    # limit makes the tree the same as that of an unlimited search up to the cut).  With
+    # node_time on, the move that beat the last best in the cut iteration is played; its score
+    # is a bound the complete iteration can only reach or beat.
+    switched = 0
+    for fen in BEST_MOVE_CHANGES:
+        infos = []
+        Searcher(16).search(Board(fen), depth=11, on_info=infos.append)
+        done = [info for info in infos if info.bound is None]
+        for before, after in zip(done, done[1:]):
+            if before.pv[0] == after.pv[0] or after.depth < 5:
+                continue
+            limit = before.nodes + (after.nodes - before.nodes) * 99 // 100
+            off = Searcher(16).search(Board(fen), nodes=limit)
+            timed = Searcher(16)
+            timed.node_time = True
+            on = timed.search(Board(fen), nodes=limit)
+            assert off.depth == on.depth == before.depth
+            assert_legal_line(fen, on.pv)
+            if on.best_move != off.best_move:
+                switched += 1
+                assert on.best_move != before.pv[0]
+                assert on.score <= after.score
+                assert on.lines[0].depth == before.depth
+    assert switched > 0
+
+
+def test_root_move_nodes_add_up_to_the_search():
+    searcher = Searcher(16)
+    result = searcher.search(Board(DETERMINISM_FENS[2]), depth=10)
+    core = searcher._core
+    per_move = [core.root_move_nodes(i) for i in range(core.root_count)]
+    # every root move was searched; only the root's own visits (one per iteration and window)
+    # are outside the moves' counts
+    assert all(n > 0 for n in per_move)
+    assert result.nodes - 100 <= sum(per_move) < result.nodes
+    assert chess.Board(DETERMINISM_FENS[2]).legal_moves.count() == core.root_count

@@ -101,6 +101,7 @@ class EngineHost:
         self._apply_network(searcher, self.active_network())
         self._apply_tablebase(searcher)
         searcher.singular_extensions = self.options["SingularExtensions"]
+        searcher.node_time = self.options["NodeTime"]
         return searcher
 
     # -- Syzygy tablebases (SyzygyPath, SyzygyProbeDepth, Syzygy50MoveRule, SyzygyProbeLimit) --
@@ -285,6 +286,15 @@ class EngineHost:
     def _set_singular_extensions(self, on: bool) -> None:
         if self._searcher is not None:
             self._searcher.singular_extensions = on
+
+    def set_node_time(self, on: bool) -> None:
+        """Option hook: the node-share timing (Searcher.node_time) on or off, from the next
+        search on."""
+        self.submit(Job("task"), lambda: self._set_node_time(on))
+
+    def _set_node_time(self, on: bool) -> None:
+        if self._searcher is not None:
+            self._searcher.node_time = on
 
     def resize_hash(self, mb: int) -> None:
         """Option hook: a new table size (refused when larger than the machine's memory).

@@ -233,6 +233,14 @@ def standard_options() -> List[Option]:
                    "its match against the search without them decides (see "
                    "[development](development.md#search-changes-on-trial)). Refused during a "
                    "search."),
+        Option("NodeTime", "check", False, while_searching=False,
+               on_change=lambda session, on: session.host.set_node_time(on),
+               doc="Clock play: think longer when the best move takes a small share of the "
+                   "search's nodes and shorter when a large one, and play a move that beat the "
+                   "best one in the iteration the clock interrupts. Off by default until its "
+                   "match against the timing without it decides (see "
+                   "[development](development.md#search-changes-on-trial)). Refused during a "
+                   "search."),
         Option("UCI_Chess960", "check", False,
                doc="Chess960: FENs with any king and rook files (Shredder-FEN or X-FEN), "
                    "castling read and printed as king takes rook (`e1h1`). Takes effect at the "
