@@ -304,6 +304,17 @@ class Searcher:
         self._core.singular_extensions = bool(on)
 
     @property
+    def correction_history(self) -> bool:
+        """True when the static evaluation is corrected by what searches of positions with the
+        same pawns found (a pawn correction history); off by default while its match against
+        the search without it runs (docs/development.md).  Set it between searches."""
+        return self._core.correction_history
+
+    @correction_history.setter
+    def correction_history(self, on: bool) -> None:
+        self._core.correction_history = bool(on)
+
+    @property
     def node_time(self) -> bool:
         """True when clock play also weighs the share of the search spent on the best move
         (NODE_SHARE_BASE) and a search the clock or a stop interrupts keeps a move that beat the

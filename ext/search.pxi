@@ -101,6 +101,16 @@ cdef enum:
     SINGULAR_MARGIN_PER_DEPTH = 2
     DOUBLE_EXTENSION_MARGIN = 40
     DOUBLE_EXTENSION_LIMIT = 6
+    # Correction history: the static evaluation is corrected by how far the searches of
+    # positions with the same pawns (and side to move) have found it off, kept per entry in
+    # units of 1/CORRECTION_GRAIN cp as a running average whose newer result weighs
+    # min(depth^2 + 2 depth + 1, CORRECTION_WEIGHT_MAX) / CORRECTION_WEIGHT_SCALE, within
+    # +-CORRECTION_LIMIT (that is, 32 cp at most).
+    CORRECTION_SIZE = 16384
+    CORRECTION_GRAIN = 256
+    CORRECTION_WEIGHT_SCALE = 256
+    CORRECTION_WEIGHT_MAX = 128
+    CORRECTION_LIMIT = 256 * 32
 
 # The late move reduction of the m-th move at depth d: LMR_BASE + ln(d) * ln(m) / LMR_DIVISOR.
 cdef double LMR_BASE = 0.8
@@ -166,6 +176,8 @@ ctypedef struct SearchData:
     uint64_t tb_hits
     int singular                      # 1: singular extensions on (the SingularExtensions option)
     Move excluded[MAX_PLY + 4]        # the move a singular test leaves out at each ply
+    int correct                       # 1: correction history on (the CorrectionHistory option)
+    int pawn_correction[2][CORRECTION_SIZE]   # side to move, pawn key: see CORRECTION_SIZE
     int double_extensions[MAX_PLY + 4]  # double extensions on the line down to each ply
     double start_ms
     StopState* token                  # the search's stop token (held by the SearchCore)
@@ -545,6 +557,39 @@ cdef int add_quiet_checks(Position* p, Move* moves, int* scores, int n) noexcept
     return n
 
 # ---------------------------------------------------------------------------------------------
+# Correction history (see CORRECTION_SIZE)
+
+cdef inline int* correction_entry(SearchData* sd, Position* p) noexcept nogil:
+    return &sd.pawn_correction[p.side][p.st.pawn_key & (CORRECTION_SIZE - 1)]
+
+# The static evaluation `raw` corrected for this pawn structure, kept inside the evaluation's
+# range (VALUE_NONE stays VALUE_NONE).
+cdef inline int corrected_eval(SearchData* sd, Position* p, int raw) noexcept nogil:
+    cdef int v
+    if not sd.correct or raw == VALUE_NONE:
+        return raw
+    v = raw + correction_entry(sd, p)[0] // CORRECTION_GRAIN
+    if v > EVAL_LIMIT:
+        return EVAL_LIMIT
+    if v < -EVAL_LIMIT:
+        return -EVAL_LIMIT
+    return v
+
+# A search `depth` deep found this position worth `diff` more than its corrected evaluation.
+cdef inline void update_correction(SearchData* sd, Position* p, int diff, int depth) noexcept nogil:
+    cdef int* e = correction_entry(sd, p)
+    cdef int weight = depth * depth + 2 * depth + 1
+    cdef int v
+    if weight > CORRECTION_WEIGHT_MAX:
+        weight = CORRECTION_WEIGHT_MAX
+    v = (e[0] * (CORRECTION_WEIGHT_SCALE - weight) + diff * CORRECTION_GRAIN * weight) // CORRECTION_WEIGHT_SCALE
+    if v > CORRECTION_LIMIT:
+        v = CORRECTION_LIMIT
+    if v < -CORRECTION_LIMIT:
+        v = -CORRECTION_LIMIT
+    e[0] = v
+
+# ---------------------------------------------------------------------------------------------
 # Quiescence: captures and promotions until the position is quiet; all evasions in check.
 
 cdef int qsearch(SearchData* sd, int alpha, int beta, int ply, int qdepth) noexcept nogil:
@@ -553,7 +598,7 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply, int qdepth) noexc
     cdef bint in_check = p.st.checkers != 0
     cdef Move moves[MAX_MOVES]
     cdef int scores[MAX_MOVES]
-    cdef int n, i, score, best_score, stand_pat, tt_score = VALUE_NONE, bound
+    cdef int n, i, score, best_score, stand_pat, raw_eval = VALUE_NONE, tt_score = VALUE_NONE, bound
     cdef Move m, tt_move = MOVE_NONE, best_move = MOVE_NONE
     cdef bint found
     cdef TTEntry* tte
@@ -587,14 +632,15 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply, int qdepth) noexc
         if n == 0:
             return mated_in(ply)
     else:
-        stand_pat = tte.eval if found and tte.eval != VALUE_NONE else evaluate(p)
+        raw_eval = tte.eval if found and tte.eval != VALUE_NONE else evaluate(p)
+        stand_pat = corrected_eval(sd, p, raw_eval)
         best_score = stand_pat
         if tt_score != VALUE_NONE and ((tt_score > stand_pat and (tte.gen_bound & BOUND_LOWER))
                                         or (tt_score < stand_pat and (tte.gen_bound & BOUND_UPPER))):
             best_score = tt_score
         if best_score >= beta:
             if not found:
-                tt_store(sd.tt, tte, p.st.key, score_to_tt(best_score, ply), stand_pat, BOUND_LOWER, -1, MOVE_NONE)
+                tt_store(sd.tt, tte, p.st.key, score_to_tt(best_score, ply), raw_eval, BOUND_LOWER, -1, MOVE_NONE)
             return best_score
         if best_score > alpha:
             alpha = best_score
@@ -638,7 +684,7 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply, int qdepth) noexc
         return mated_in(ply)
     bound = BOUND_LOWER if best_score >= beta else (BOUND_EXACT if pv_node and best_move != MOVE_NONE else BOUND_UPPER)
     tt_store(sd.tt, tte, p.st.key, score_to_tt(best_score, ply),
-             stand_pat if stand_pat != VALUE_NONE else VALUE_NONE, bound, 0 if qdepth == 0 else -1, best_move)
+             raw_eval, bound, 0 if qdepth == 0 else -1, best_move)
     return best_score
 
 # ---------------------------------------------------------------------------------------------
@@ -655,6 +701,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     cdef Move noisy_tried[32]
     cdef int quiet_count = 0, noisy_count = 0
     cdef int n, i, score, best_score, static_eval, eval, tt_score = VALUE_NONE, bound, tt_depth = -99
+    cdef int raw_eval = VALUE_NONE
     cdef int move_count = 0, new_depth, r, reduced, extension, lmr_depth, null_r, idx
     cdef int singular_beta, tt_bound = BOUND_NONE
     cdef Move m, tt_move = MOVE_NONE, best_move = MOVE_NONE
@@ -746,14 +793,15 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
         sd.static_eval[ply] = VALUE_NONE
         improving = False
     else:
-        static_eval = tte.eval if found and tte.eval != VALUE_NONE else evaluate(p)
+        raw_eval = tte.eval if found and tte.eval != VALUE_NONE else evaluate(p)
+        static_eval = corrected_eval(sd, p, raw_eval)
         eval = static_eval
         sd.static_eval[ply] = static_eval
         if tt_score != VALUE_NONE and ((tt_score > eval and (tte.gen_bound & BOUND_LOWER))
                                         or (tt_score < eval and (tte.gen_bound & BOUND_UPPER))):
             eval = tt_score
         if not found and excluded == MOVE_NONE:
-            tt_store(sd.tt, tte, p.st.key, VALUE_NONE, static_eval, BOUND_NONE, -1, MOVE_NONE)
+            tt_store(sd.tt, tte, p.st.key, VALUE_NONE, raw_eval, BOUND_NONE, -1, MOVE_NONE)
         if ply >= 2 and sd.static_eval[ply - 2] != VALUE_NONE:
             improving = static_eval > sd.static_eval[ply - 2]
         elif ply >= 4 and sd.static_eval[ply - 4] != VALUE_NONE:
@@ -964,8 +1012,14 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
 
     if not (root and sd.pv_index > 0) and excluded == MOVE_NONE:
         bound = BOUND_LOWER if best_score >= beta else (BOUND_EXACT if pv_node and best_move != MOVE_NONE else BOUND_UPPER)
-        tt_store(sd.tt, tte, p.st.key, score_to_tt(best_score, ply), static_eval if static_eval != VALUE_NONE else VALUE_NONE,
-                 bound, depth, best_move)
+        # The correction learns from a quiet result (no capture or promotion best) that says
+        # more than a bound on the wrong side of the static evaluation.
+        if (sd.correct and not in_check and (best_move == MOVE_NONE or not is_noisy(p, best_move))
+                and not (bound == BOUND_LOWER and best_score <= static_eval)
+                and not (bound == BOUND_UPPER and best_score >= static_eval)
+                and -VALUE_WON < best_score < VALUE_WON):
+            update_correction(sd, p, best_score - static_eval, depth)
+        tt_store(sd.tt, tte, p.st.key, score_to_tt(best_score, ply), raw_eval, bound, depth, best_move)
     return best_score
 
 # ---------------------------------------------------------------------------------------------
@@ -1034,6 +1088,7 @@ cdef void clear_histories_c(SearchData* sd) noexcept nogil:
     memset(sd.killers, 0, sizeof(sd.killers))
     memset(sd.countermoves, 0, sizeof(sd.countermoves))
     memset(sd.continuation, 0, sizeof(sd.continuation))
+    memset(sd.pawn_correction, 0, sizeof(sd.pawn_correction))
     clear_pawn_cache(<PawnEntry*>sd.pos.pawn_cache)
 
 # One root search of the given depth and window for MultiPV line pv_index.

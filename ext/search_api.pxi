@@ -231,6 +231,7 @@ cdef class SearchCore:
             h.tb_probe_depth = sd.tb_probe_depth
             h.tb_rule50 = sd.tb_rule50
             h.singular = sd.singular
+            h.correct = sd.correct
             memset(h.killers, 0, sizeof(h.killers))
         with nogil:
             for i in range(self.helper_count):
@@ -409,6 +410,16 @@ cdef class SearchCore:
     @singular_extensions.setter
     def singular_extensions(self, bint on):
         self.sd.singular = 1 if on else 0
+
+    @property
+    def correction_history(self):
+        """True when the static evaluation is corrected by the pawn structure's correction
+        history (see CORRECTION_SIZE in search.pxi)."""
+        return bool(self.sd.correct)
+
+    @correction_history.setter
+    def correction_history(self, bint on):
+        self.sd.correct = 1 if on else 0
 
     def set_tablebase_enabled(self, bint on):
         """Probe the tables set by set_tablebase (on) or none of them (off) from the next

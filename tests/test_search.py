@@ -979,47 +979,54 @@ def test_a_pondering_search_applies_no_time():
 
 
 # ---------------------------------------------------------------------------------------------
-# Singular extensions (on trial behind Searcher.singular_extensions, off by default)
+# Search features on trial, each behind a Searcher switch that is off by default: singular
+# extensions and the pawn correction history (docs/development.md).
 
-@pytest.fixture
-def singular_searcher():
+SEARCH_SWITCHES = ["singular_extensions", "correction_history"]
+
+
+@pytest.mark.parametrize("switch", SEARCH_SWITCHES)
+def test_search_switches_are_off_by_default_and_change_the_tree(switch):
     searcher = Searcher(16)
-    searcher.singular_extensions = True
-    return searcher
-
-
-def test_singular_extensions_are_off_by_default_and_change_the_tree():
-    searcher = Searcher(16)
-    assert searcher.singular_extensions is False
+    assert getattr(searcher, switch) is False
     fen = DETERMINISM_FENS[1]
     off = searcher.search(Board(fen), depth=13)
     searcher.clear()
-    searcher.singular_extensions = True
+    setattr(searcher, switch, True)
     on = searcher.search(Board(fen), depth=13)
     assert on.nodes != off.nodes
     assert chess.Move.from_uci(on.best_move) in chess.Board(fen).legal_moves
     assert_legal_line(fen, on.pv)
 
 
+@pytest.mark.parametrize("switch", SEARCH_SWITCHES)
 @pytest.mark.parametrize("fen", data_lines("mate2.fen")[:6] + MATE3_PLAIN)
-def test_singular_extensions_keep_the_shortest_mate(singular_searcher, fen):
+def test_search_switches_keep_the_shortest_mate(switch, fen):
     # mate2.fen: mates in 2, MATE3_PLAIN: mates in 3, both by exhaustive python-chess search
     n = 2 if fen in data_lines("mate2.fen") else 3
     board = chess.Board(fen)
     assert not can_mate(board, n - 1) and can_mate(board, n)
-    check_mate_in(singular_searcher, fen, n, depth=16)
+    searcher = Searcher(16)
+    setattr(searcher, switch, True)
+    check_mate_in(searcher, fen, n, depth=16)
 
 
 @pytest.mark.single_thread
-def test_singular_extensions_search_the_same_tree_twice():
+@pytest.mark.parametrize("switch", SEARCH_SWITCHES)
+def test_search_switches_search_the_same_tree_twice(switch):
+    # Two fresh searchers, then one searcher again after clear(), which forgets what the
+    # switch's tables learnt (the correction history among them).
     fen = DETERMINISM_FENS[0]
     traces = []
-    for _ in range(2):
-        searcher = Searcher(16)
-        searcher.singular_extensions = True
+    reused = Searcher(16)
+    setattr(reused, switch, True)
+    for searcher in (Searcher(16), Searcher(16), reused, reused):
+        setattr(searcher, switch, True)
+        searcher.clear()
         traces.append(iteration_trace(searcher, fen, 12))
-    assert traces[0][0].nodes == traces[1][0].nodes
-    assert traces[0][1] == traces[1][1]
+    for trace in traces[1:]:
+        assert trace[0].nodes == traces[0][0].nodes
+        assert trace[1] == traces[0][1]
 
 
 # WAC positions whose best move changes from one iteration to the next at small depths.

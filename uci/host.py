@@ -23,6 +23,12 @@ __all__ = ["EngineHost", "physical_memory_mb"]
 # EngineHost._active_network before the evaluation is decided (see active_network).
 _UNDECIDED = object()
 
+# Search features on trial, each behind a check option (docs/development.md): the Searcher
+# attribute each option sets.
+SEARCH_SWITCHES = {"SingularExtensions": "singular_extensions",
+                   "CorrectionHistory": "correction_history",
+                   "NodeTime": "node_time"}
+
 
 def physical_memory_mb() -> Optional[int]:
     """Installed memory in MB where the OS says (POSIX), else None."""
@@ -100,8 +106,8 @@ class EngineHost:
         self._apply_threads(searcher, self.options["Threads"])
         self._apply_network(searcher, self.active_network())
         self._apply_tablebase(searcher)
-        searcher.singular_extensions = self.options["SingularExtensions"]
-        searcher.node_time = self.options["NodeTime"]
+        for option, attribute in SEARCH_SWITCHES.items():
+            setattr(searcher, attribute, self.options[option])
         return searcher
 
     # -- Syzygy tablebases (SyzygyPath, SyzygyProbeDepth, Syzygy50MoveRule, SyzygyProbeLimit) --
@@ -279,22 +285,14 @@ class EngineHost:
                           f"(searching with {current}); Threads unchanged")
             self.options.store(self.options.find("Threads"), current)
 
-    def set_singular_extensions(self, on: bool) -> None:
-        """Option hook: singular extensions on or off, from the next search on."""
-        self.submit(Job("task"), lambda: self._set_singular_extensions(on))
-
-    def _set_singular_extensions(self, on: bool) -> None:
-        if self._searcher is not None:
-            self._searcher.singular_extensions = on
-
-    def set_node_time(self, on: bool) -> None:
-        """Option hook: the node-share timing (Searcher.node_time) on or off, from the next
+    def set_search_switch(self, option: str, on: bool) -> None:
+        """Option hook: a search feature on trial (SEARCH_SWITCHES) on or off, from the next
         search on."""
-        self.submit(Job("task"), lambda: self._set_node_time(on))
+        self.submit(Job("task"), lambda: self._set_search_switch(option, on))
 
-    def _set_node_time(self, on: bool) -> None:
+    def _set_search_switch(self, option: str, on: bool) -> None:
         if self._searcher is not None:
-            self._searcher.node_time = on
+            setattr(self._searcher, SEARCH_SWITCHES[option], on)
 
     def resize_hash(self, mb: int) -> None:
         """Option hook: a new table size (refused when larger than the machine's memory).

@@ -227,14 +227,21 @@ def standard_options() -> List[Option]:
                doc="The most pieces (kings included) of a position the tables are probed for; "
                    "0 turns probing off."),
         Option("SingularExtensions", "check", False, while_searching=False,
-               on_change=lambda session, on: session.host.set_singular_extensions(on),
+               on_change=lambda session, on: session.host.set_search_switch("SingularExtensions", on),
                doc="Search a table move that no other move comes near one ply deeper (singular "
                    "extensions, with multi-cut and negative extensions). Off by default until "
                    "its match against the search without them decides (see "
                    "[development](development.md#search-changes-on-trial)). Refused during a "
                    "search."),
+        Option("CorrectionHistory", "check", False, while_searching=False,
+               on_change=lambda session, on: session.host.set_search_switch("CorrectionHistory", on),
+               doc="Correct the static evaluation by how far searches of positions with the "
+                   "same pawns found it off (a pawn correction history). Off by default until "
+                   "its match against the search without it decides (see "
+                   "[development](development.md#search-changes-on-trial)). Refused during a "
+                   "search."),
         Option("NodeTime", "check", False, while_searching=False,
-               on_change=lambda session, on: session.host.set_node_time(on),
+               on_change=lambda session, on: session.host.set_search_switch("NodeTime", on),
                doc="Clock play: think longer when the best move takes a small share of the "
                    "search's nodes and shorter when a large one, and play a move that beat the "
                    "best one in the iteration the clock interrupts. Off by default until its "
