@@ -458,10 +458,9 @@ cdef void score_moves(SearchData* sd, Move* moves, int* scores, int n, Move tt_m
                 score += SEE_VALUE[promotion_type(m)] * 16 if promotion_type(m) == QUEEN else -20000
             if move_kind(m) == PROMOTION and promotion_type(m) != QUEEN:
                 scores[i] = SCORE_BAD_NOISY + score
-            elif see_ge(p, m, 0):
-                scores[i] = SCORE_GOOD_NOISY + score
             else:
-                scores[i] = SCORE_BAD_NOISY + score
+                # good until pick_move's exchange test says otherwise
+                scores[i] = SCORE_GOOD_NOISY + score
         elif m == sd.killers[ply][0]:
             scores[i] = SCORE_KILLER_1
         elif m == sd.killers[ply][1]:
@@ -472,13 +471,23 @@ cdef void score_moves(SearchData* sd, Move* moves, int* scores, int n, Move tt_m
             piece = p.board[move_from(m)] * 64 + move_to(m)
             scores[i] = sd.history[us][move_from(m)][move_to(m)] + cont1[piece] + cont2[piece]
 
-# Bring the best remaining move to index i (selection sort, one step per move tried).
-cdef inline Move pick_move(Move* moves, int* scores, int n, int i) noexcept nogil:
-    cdef int best = i, j, s
+# Bring the best remaining move to index i (selection sort, one step per move tried).  A
+# capture or promotion score_moves ranked good is only put to the exchange test (SEE) when it
+# comes up: one that loses material drops to the bad ones and the pick is made again.  A move
+# in the good range here has never been tested (a tested good one is picked at once), and the
+# order is the one testing every capture first would give, without testing those a cutoff
+# leaves unsearched.
+cdef inline Move pick_move(Position* p, Move* moves, int* scores, int n, int i) noexcept nogil:
+    cdef int best, j, s
     cdef Move m
-    for j in range(i + 1, n):
-        if scores[j] > scores[best]:
-            best = j
+    while True:
+        best = i
+        for j in range(i + 1, n):
+            if scores[j] > scores[best]:
+                best = j
+        if not (SCORE_KILLER_1 < scores[best] < SCORE_TT_MOVE) or see_ge(p, moves[best], 0):
+            break
+        scores[best] += SCORE_BAD_NOISY - SCORE_GOOD_NOISY
     if best != i:
         m = moves[i]
         moves[i] = moves[best]
@@ -652,7 +661,7 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply, int qdepth) noexc
         # that a mate threat behind a null move or a reduction is not overlooked.
         n = add_quiet_checks(p, moves, scores, n)
     for i in range(n):
-        m = pick_move(moves, scores, n, i)
+        m = pick_move(p, moves, scores, n, i)
         if not in_check:
             if move_kind(m) == PROMOTION and promotion_type(m) != QUEEN:
                 continue
@@ -866,7 +875,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     best_score = -VALUE_INFINITE
     init_check_info(p, &ci)
     for i in range(n):
-        m = pick_move(moves, scores, n, i)
+        m = pick_move(p, moves, scores, n, i)
         if m == excluded:
             continue
         noisy = is_noisy(p, m)
@@ -1041,7 +1050,7 @@ cdef int setup_root_c(SearchData* sd, Move* allowed, int allowed_count) noexcept
     cdef RootMove* rm
     score_moves(sd, moves, scores, n, tte.move if found else MOVE_NONE, 0)
     for i in range(n):
-        m = pick_move(moves, scores, n, i)
+        m = pick_move(&sd.pos, moves, scores, n, i)
         if allowed != NULL:
             wanted = False
             for j in range(allowed_count):
