@@ -256,16 +256,17 @@ cdef class CoreBoard:
         return score, output
 
     def accumulator_check(self):
-        """(valid, difference) for the board's current accumulator: whether make/unmake left
-        it valid (its key is the position's), and the largest difference of any of its values
-        from a full refresh.  :raises ValueError: without a network."""
+        """(valid, difference) for the board's current accumulator once brought up to date as
+        an evaluation does (from the changes make/unmake wrote down): whether it is valid (its
+        key is the position's), and the largest difference of any of its values from a full
+        refresh.  :raises ValueError: without a network."""
         cdef NnueStack* s = <NnueStack*>self.pos.nnue
         cdef Accumulator* a
         cdef Accumulator* fresh
         cdef int persp, i, diff = 0, d
         if s == NULL:
             raise ValueError("the board has no network (set_network)")
-        a = &s.acc[self.pos.st - self.pos.states]
+        a = nnue_current(&self.pos)
         fresh = <Accumulator*>malloc(sizeof(Accumulator))
         if fresh == NULL:
             raise MemoryError()

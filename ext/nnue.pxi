@@ -10,10 +10,12 @@
 # A position that evaluates with the network carries an NnueStack (Position.nnue): one
 # accumulator per StateInfo, at the same index, so unmake has nothing to do and helper threads
 # (each with a position of its own) never share one.  An accumulator is valid when its key is
-# the position's Zobrist key; make_move builds the child's from the parent's by adding and
-# subtracting the changed pieces' rows, and anything else (set-up, a copied position) is put
-# right by a full refresh the first time the accumulator is needed.  The net itself is shared
-# read-only.
+# the position's Zobrist key.  make_move only writes down which pieces the move added and
+# removed (with the keys of the positions before and after it); the values are brought up to
+# date when an evaluation needs them (nnue_current), from the nearest valid accumulator below by
+# those changes, so that a node the table or a draw ends costs no accumulator work.  Anything
+# else (set-up, a copied position, a change written for another line) is put right by a full
+# refresh.  The net itself is shared read-only.
 
 cdef enum:
     NNUE_INPUTS = 768
@@ -34,6 +36,16 @@ ctypedef struct NnueNet:
 ctypedef struct Accumulator:
     int16_t values[2][NNUE_MAX_HIDDEN]   # by perspective (white, black)
     uint64_t key                         # the position this holds; 0: none yet
+    # The move into this state, as make_move left it: valid for the positions change_from ->
+    # change_to; add_count pieces put on and sub_count taken off (at most two each).
+    uint64_t change_from
+    uint64_t change_to
+    int add_count
+    int sub_count
+    int add_piece[2]
+    int add_square[2]
+    int sub_piece[2]
+    int sub_square[2]
 
 ctypedef struct NnueStack:
     NnueNet* net
@@ -119,58 +131,92 @@ cdef void nnue_refresh(NnueNet* net, Position* p, Accumulator* a) noexcept nogil
                          net.feature_weights + nnue_feature(persp, p.board[sq], sq) * n, n)
     a.key = p.st.key
 
-# Called by make_move once the move is made: the new state's accumulator from the previous
-# one, or a refresh when that one is not valid.  `piece` moved from `frm`; `captured` (or
-# NO_PIECE) was taken; for castling the king and rook squares come from the position.
+# Called by make_move once the move is made: write down the move's changes on the new state's
+# accumulator.  `piece` moved from the move's from-square; `captured` (or NO_PIECE) was taken;
+# for castling the king and rook squares come from the position.
 cdef void nnue_after_make(Position* p, Move m, int piece, int captured) noexcept nogil:
     cdef NnueStack* s = <NnueStack*>p.nnue
-    cdef NnueNet* net = s.net
-    cdef int idx = <int>(p.st - p.states)
-    cdef Accumulator* src = &s.acc[idx - 1]
-    cdef Accumulator* dst = &s.acc[idx]
-    cdef int n = net.hidden, persp, us = piece >> 3, right
+    cdef Accumulator* a = &s.acc[p.st - p.states]
+    cdef int us = piece >> 3, right
     cdef int frm = move_from(m), to = move_to(m), kind = move_kind(m)
-    cdef int added, capsq, kto, rto, rook
-    cdef const int16_t* w = net.feature_weights
-    if src.key != (p.st - 1).key:
-        nnue_refresh(net, p, dst)
-        return
+    a.change_from = (p.st - 1).key
+    a.change_to = p.st.key
+    a.sub_piece[0] = piece
+    a.sub_square[0] = frm
     if kind == CASTLING:
         right = (0 if to > frm else 1) + 2 * us
-        kto = p.castling_king_to[right]
-        rto = p.castling_rook_to[right]
-        rook = make_piece(us, ROOK)
-        for persp in range(2):
-            nnue_add_add_sub_sub(dst.values[persp], src.values[persp],
-                                 w + nnue_feature(persp, piece, kto) * n,
-                                 w + nnue_feature(persp, rook, rto) * n,
-                                 w + nnue_feature(persp, piece, frm) * n,
-                                 w + nnue_feature(persp, rook, to) * n, n)
-    else:
-        added = p.board[to]          # the promoted piece after a promotion
-        if captured == NO_PIECE:
-            for persp in range(2):
-                nnue_add_sub(dst.values[persp], src.values[persp],
-                             w + nnue_feature(persp, added, to) * n,
-                             w + nnue_feature(persp, piece, frm) * n, n)
-        else:
-            capsq = to
-            if kind == EN_PASSANT:
-                capsq = to - 8 if us == WHITE else to + 8
-            for persp in range(2):
-                nnue_add_sub_sub(dst.values[persp], src.values[persp],
-                                 w + nnue_feature(persp, added, to) * n,
-                                 w + nnue_feature(persp, piece, frm) * n,
-                                 w + nnue_feature(persp, captured, capsq) * n, n)
-    dst.key = p.st.key
+        a.add_piece[0] = piece
+        a.add_square[0] = p.castling_king_to[right]
+        a.add_piece[1] = make_piece(us, ROOK)
+        a.add_square[1] = p.castling_rook_to[right]
+        a.sub_piece[1] = make_piece(us, ROOK)
+        a.sub_square[1] = to
+        a.add_count = 2
+        a.sub_count = 2
+        return
+    a.add_piece[0] = p.board[to]          # the promoted piece after a promotion
+    a.add_square[0] = to
+    a.add_count = 1
+    a.sub_count = 1
+    if captured != NO_PIECE:
+        a.sub_piece[1] = captured
+        a.sub_square[1] = to
+        if kind == EN_PASSANT:
+            a.sub_square[1] = to - 8 if us == WHITE else to + 8
+        a.sub_count = 2
 
-# A null move changes no piece: the accumulator is copied (when valid) under the new key.
+# A null move changes no piece.
 cdef void nnue_after_null_move(Position* p) noexcept nogil:
     cdef NnueStack* s = <NnueStack*>p.nnue
-    cdef int idx = <int>(p.st - p.states)
-    if s.acc[idx - 1].key == (p.st - 1).key:
-        memcpy(s.acc[idx].values, s.acc[idx - 1].values, sizeof(s.acc[idx].values))
-        s.acc[idx].key = p.st.key
+    cdef Accumulator* a = &s.acc[p.st - p.states]
+    a.change_from = (p.st - 1).key
+    a.change_to = p.st.key
+    a.add_count = 0
+    a.sub_count = 0
+
+# dst = src with the changes written down on dst (see Accumulator), for both perspectives.
+cdef void nnue_apply_change(NnueNet* net, Accumulator* src, Accumulator* dst) noexcept nogil:
+    cdef int n = net.hidden, persp
+    cdef const int16_t* w = net.feature_weights
+    for persp in range(2):
+        if dst.add_count == 0:
+            memcpy(dst.values[persp], src.values[persp], n * sizeof(int16_t))
+        elif dst.add_count == 2:
+            nnue_add_add_sub_sub(dst.values[persp], src.values[persp],
+                                 w + nnue_feature(persp, dst.add_piece[0], dst.add_square[0]) * n,
+                                 w + nnue_feature(persp, dst.add_piece[1], dst.add_square[1]) * n,
+                                 w + nnue_feature(persp, dst.sub_piece[0], dst.sub_square[0]) * n,
+                                 w + nnue_feature(persp, dst.sub_piece[1], dst.sub_square[1]) * n, n)
+        elif dst.sub_count == 2:
+            nnue_add_sub_sub(dst.values[persp], src.values[persp],
+                             w + nnue_feature(persp, dst.add_piece[0], dst.add_square[0]) * n,
+                             w + nnue_feature(persp, dst.sub_piece[0], dst.sub_square[0]) * n,
+                             w + nnue_feature(persp, dst.sub_piece[1], dst.sub_square[1]) * n, n)
+        else:
+            nnue_add_sub(dst.values[persp], src.values[persp],
+                         w + nnue_feature(persp, dst.add_piece[0], dst.add_square[0]) * n,
+                         w + nnue_feature(persp, dst.sub_piece[0], dst.sub_square[0]) * n, n)
+
+# The current position's accumulator, brought up to date: from the nearest valid one below it
+# by the changes written down in between when each of them belongs to this line, else by a
+# full refresh.
+cdef Accumulator* nnue_current(Position* p) noexcept nogil:
+    cdef NnueStack* s = <NnueStack*>p.nnue
+    cdef int top = <int>(p.st - p.states), i = top
+    cdef Accumulator* a = &s.acc[top]
+    if a.key == p.st.key:
+        return a
+    while s.acc[i].key != p.states[i].key:
+        if (i == 0 or s.acc[i].change_to != p.states[i].key
+                or s.acc[i].change_from != p.states[i - 1].key):
+            nnue_refresh(s.net, p, a)
+            return a
+        i -= 1
+    while i < top:
+        i += 1
+        nnue_apply_change(s.net, &s.acc[i - 1], &s.acc[i])
+        s.acc[i].key = p.states[i].key
+    return a
 
 # ---------------------------------------------------------------------------------------------
 # Output
@@ -212,8 +258,7 @@ cdef inline int nnue_evaluate_with(Position* p, NnueNet* net, Accumulator* a) no
     return score
 
 cdef int nnue_evaluate(Position* p) noexcept nogil:
-    cdef NnueStack* s = <NnueStack*>p.nnue
-    return nnue_evaluate_with(p, s.net, &s.acc[p.st - p.states])
+    return nnue_evaluate_with(p, (<NnueStack*>p.nnue).net, nnue_current(p))
 
 # Give the position a fresh accumulator stack for `net`, or none (classical evaluation) for NULL.
 cdef int position_set_network(Position* p, NnueNet* net) except -1:
