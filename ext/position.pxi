@@ -187,6 +187,16 @@ cdef bint ep_capture_legal(Position* p, int ep) noexcept nogil:
 # Make and unmake.  The caller guarantees st + 1 lies inside the allocated stack
 # (ensure_capacity) and that m is legal in the position.
 
+# The key after move m for the common case (the piece moved and any piece taken on the target
+# square; not castling rights, en passant or promotions): close enough to fetch the table's
+# line for the position early, which is all it is for.
+cdef inline uint64_t key_after(Position* p, Move m) noexcept nogil:
+    cdef int frm = move_from(m), to = move_to(m), piece = p.board[frm]
+    cdef uint64_t key = p.st.key ^ ZOBRIST_SIDE ^ ZOBRIST_PSQ[piece][frm] ^ ZOBRIST_PSQ[piece][to]
+    if p.board[to] != NO_PIECE and move_kind(m) != CASTLING:
+        key ^= ZOBRIST_PSQ[p.board[to]][to]
+    return key
+
 cdef void make_move(Position* p, Move m) noexcept nogil:
     cdef StateInfo* prev = p.st
     cdef StateInfo* st = prev + 1

@@ -478,13 +478,15 @@ cdef void score_moves(SearchData* sd, Move* moves, int* scores, int n, Move tt_m
 # order is the one testing every capture first would give, without testing those a cutoff
 # leaves unsearched.
 cdef inline Move pick_move(Position* p, Move* moves, int* scores, int n, int i) noexcept nogil:
-    cdef int best, j, s
+    cdef int best, j, s, top
     cdef Move m
     while True:
         best = i
+        top = scores[i]
         for j in range(i + 1, n):
-            if scores[j] > scores[best]:
+            if scores[j] > top:
                 best = j
+                top = scores[j]
         if not (SCORE_KILLER_1 < scores[best] < SCORE_TT_MOVE) or see_ge(p, moves[best], 0):
             break
         scores[best] += SCORE_BAD_NOISY - SCORE_GOOD_NOISY
@@ -673,6 +675,7 @@ cdef int qsearch(SearchData* sd, int alpha, int beta, int ply, int qdepth) noexc
                 continue   # losing captures (negative SEE) are not worth a look here
         elif best_score > VALUE_MATED_IN_MAX_PLY and not is_noisy(p, m) and i >= 2 and scores[i] < 0:
             continue   # in check: after two evasions, quiet ones with poor history are skipped
+        tt_prefetch(sd.tt, key_after(p, m))
         sd.cont_stack[ply] = &sd.continuation[p.board[move_from(m)]][move_to(m)][0][0]
         make_move(p, m)
         score = -qsearch(sd, -beta, -alpha, ply + 1, qdepth + 1)
@@ -840,6 +843,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                 else (eval - beta) // NULL_MOVE_EVAL_DIVISOR)
             sd.cont_stack[ply] = sd.continuation_none
             make_null_move(p)
+            tt_prefetch(sd.tt, p.st.key)
             sd.static_eval[ply + 1] = VALUE_NONE
             score = -search(sd, -beta, -beta + 1, depth - null_r, ply + 1, not cut_node)
             unmake_null_move(p)
@@ -905,6 +909,8 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                     continue
             elif depth <= SEE_PRUNING_DEPTH and scores[i] < SCORE_GOOD_NOISY and not see_ge(p, m, SEE_NOISY_MARGIN * depth):
                 continue
+
+        tt_prefetch(sd.tt, key_after(p, m))
 
         # Step 11. Extensions (bounded so that a line cannot run away).  The table move is
         # tested for singularity (see SINGULAR_DEPTH); any other move giving check is extended.

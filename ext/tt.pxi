@@ -102,6 +102,16 @@ cdef extern from *:
     """
     uint64_t mul_hi64 "scacco_mul_hi64"(uint64_t a, uint64_t b) noexcept nogil
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define scacco_prefetch(address) __builtin_prefetch(address)
+    #else
+    #define scacco_prefetch(address) ((void)(address))
+    #endif
+    """
+    void scacco_prefetch(const void* address) noexcept nogil
+
 # Zeroed pages from the OS (NULL when it refuses), given back with table_free; table_touch
 # writes every page of a range once, keeping its contents (see above).
 # table_free works through the block a few MB at a time: unmapping holds the process's memory
@@ -331,6 +341,11 @@ cdef inline uint32_t tt_lock(TTEntry* e) noexcept nogil:
             ^ (<uint32_t><uint16_t>e.eval | (<uint32_t>e.depth8 << 16)))
 
 # The entry for key: the matching one (found = 1) or the one to replace (found = 0).
+# Ask the memory for key's cluster ahead of its probe (right after a move is made: the probe
+# at the start of the child's search then seldom waits for it).
+cdef inline void tt_prefetch(TranspositionTable* tt, uint64_t key) noexcept nogil:
+    scacco_prefetch(&tt.clusters[mul_hi64(key, tt.cluster_count)])
+
 cdef inline TTEntry* tt_probe(TranspositionTable* tt, uint64_t key, bint* found) noexcept nogil:
     cdef TTCluster* cluster = &tt.clusters[mul_hi64(key, tt.cluster_count)]
     cdef uint32_t key32 = <uint32_t>key
