@@ -153,6 +153,17 @@ MIN_ELO, MAX_ELO = 600, 2400
 DEFAULT_EVAL_FILE = "scacco-default.nnue"
 
 
+def trial_switch(name: str, what: str) -> Option:
+    """The check option of a search feature on trial (docs/development.md): off by default, it
+    turns the feature on from the next search (EngineHost.set_search_switch); `what` says what
+    the feature does."""
+    return Option(name, "check", False, while_searching=False,
+                  on_change=lambda session, on: session.host.set_search_switch(name, on),
+                  doc=what + " Off by default until its match against the build without it "
+                      "decides (see [development](development.md#search-changes-on-trial)). "
+                      "Refused during a search.")
+
+
 def standard_options() -> List[Option]:
     """The options every Scacco declares, in the order GUIs show them."""
     return [
@@ -226,28 +237,16 @@ def standard_options() -> List[Option]:
                on_change=lambda session, limit: session.host.set_syzygy_option("limit", limit),
                doc="The most pieces (kings included) of a position the tables are probed for; "
                    "0 turns probing off."),
-        Option("SingularExtensions", "check", False, while_searching=False,
-               on_change=lambda session, on: session.host.set_search_switch("SingularExtensions", on),
-               doc="Search a table move that no other move comes near one ply deeper (singular "
-                   "extensions, with multi-cut and negative extensions). Off by default until "
-                   "its match against the search without them decides (see "
-                   "[development](development.md#search-changes-on-trial)). Refused during a "
-                   "search."),
-        Option("CorrectionHistory", "check", False, while_searching=False,
-               on_change=lambda session, on: session.host.set_search_switch("CorrectionHistory", on),
-               doc="Correct the static evaluation by how far searches of positions with the "
-                   "same pawns found it off (a pawn correction history). Off by default until "
-                   "its match against the search without it decides (see "
-                   "[development](development.md#search-changes-on-trial)). Refused during a "
-                   "search."),
-        Option("NodeTime", "check", False, while_searching=False,
-               on_change=lambda session, on: session.host.set_search_switch("NodeTime", on),
-               doc="Clock play: think longer when the best move takes a small share of the "
-                   "search's nodes and shorter when a large one, and play a move that beat the "
-                   "best one in the iteration the clock interrupts. Off by default until its "
-                   "match against the timing without it decides (see "
-                   "[development](development.md#search-changes-on-trial)). Refused during a "
-                   "search."),
+        trial_switch("SingularExtensions",
+                     "Search a table move that no other move comes near one ply deeper (singular "
+                     "extensions, with multi-cut and negative extensions)."),
+        trial_switch("CorrectionHistory",
+                     "Correct the static evaluation by how far searches of positions with the "
+                     "same pawns found it off (a pawn correction history)."),
+        trial_switch("NodeTime",
+                     "Clock play: think longer when the best move takes a small share of the "
+                     "search's nodes and shorter when a large one, and play a move that beat the "
+                     "best one in the iteration the clock interrupts."),
         Option("UCI_Chess960", "check", False,
                doc="Chess960: FENs with any king and rook files (Shredder-FEN or X-FEN), "
                    "castling read and printed as king takes rook (`e1h1`). Takes effect at the "
