@@ -300,6 +300,18 @@ cdef class CoreBoard:
         cdef int n = generate_moves(&self.pos, GEN_ALL, moves), i
         return [moves[i] for i in range(n)]
 
+    def legal_check_mismatches(self):
+        """The move codes (all 65536) on which move_is_legal, the search's check of a table
+        move, and the legal move generator disagree here (a check of the former: empty)."""
+        cdef Move moves[MAX_MOVES]
+        cdef int n = generate_moves(&self.pos, GEN_ALL, moves), i
+        cdef unsigned char legal[65536]
+        cdef int code
+        memset(legal, 0, sizeof(legal))
+        for i in range(n):
+            legal[moves[i]] = 1
+        return [code for code in range(65536) if move_is_legal(&self.pos, <Move>code) != legal[code]]
+
     def legal_moves(self):
         """The legal moves as UCI strings."""
         return [self.move_uci(m) for m in self.legal_move_codes()]

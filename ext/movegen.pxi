@@ -26,8 +26,8 @@ cdef int generate_moves(Position* p, int kind, Move* out) noexcept nogil:
     cdef Bitboard checkers = p.st.checkers
     cdef Bitboard pinned = p.st.blockers & ours
     cdef Bitboard target, check_mask, b, att, pawns, promo_pawns, single, double_push, caps_l, caps_r
-    cdef Bitboard rank3, rank7, sliders_rq, sliders_bq, path
-    cdef int n = 0, frm, to, up, right, rsq, checker
+    cdef Bitboard rank3, rank7, sliders_rq, sliders_bq
+    cdef int n = 0, frm, to, up, right, checker
     cdef Bitboard kocc
 
     if kind == GEN_ALL:
@@ -183,26 +183,30 @@ cdef int generate_moves(Position* p, int kind, Move* out) noexcept nogil:
             out[n] = make_move_code(frm, to)
             n += 1
 
-    # Castling: not out of check, path empty, king never crosses or lands on an attacked
-    # square (the castling rook lifted, so a rook that shielded the king's target counts).
+    # Castling: not out of check (castling_allowed says the rest).
     if kind != GEN_NOISY and not checkers and (p.st.castling & (3 << (2 * us))):
         for right in range(2 * us, 2 * us + 2):
-            if not (p.st.castling & (1 << right)):
-                continue
-            if occ & p.castling_path[right]:
-                continue
-            rsq = p.castling_rook[right]
-            kocc = occ ^ square_bb(ksq) ^ square_bb(rsq)
-            path = p.castling_king_path[right]
-            while path:
-                to = lsb(path)
-                path &= path - 1
-                if is_attacked(p, to, them, kocc):
-                    break
-            else:
-                out[n] = make_special(ksq, rsq, CASTLING, KNIGHT)
+            if castling_allowed(p, right, ksq):
+                out[n] = make_special(ksq, p.castling_rook[right], CASTLING, KNIGHT)
                 n += 1
     return n
+
+# May the side to move, not in check, castle by this right of its own?  The right is held, the
+# path is empty and the king never crosses or lands on an attacked square (the castling rook
+# lifted, so a rook that shielded the king's target counts).
+cdef inline bint castling_allowed(Position* p, int right, int ksq) noexcept nogil:
+    cdef Bitboard occ = p.by_type[ALL_PIECES], kocc, path
+    cdef int to
+    if not (p.st.castling & (1 << right)) or (occ & p.castling_path[right]):
+        return False
+    kocc = occ ^ square_bb(ksq) ^ square_bb(p.castling_rook[right])
+    path = p.castling_king_path[right]
+    while path:
+        to = lsb(path)
+        path &= path - 1
+        if is_attacked(p, to, p.side ^ 1, kocc):
+            return False
+    return True
 
 cdef inline bint in_check(Position* p) noexcept nogil:
     return p.st.checkers != 0
@@ -217,6 +221,82 @@ cdef bint is_legal_move(Position* p, Move m) noexcept nogil:
         if moves[i] == m:
             return True
     return False
+
+# Is a move from the transposition table (a guess: another position's move after a key
+# collision, or any 16 bits) legal here?  The answer generate_moves would give, from the
+# move's own piece alone, so that the search can try the table's move before generating.
+cdef bint move_is_legal(Position* p, Move m) noexcept nogil:
+    cdef int us = p.side, them = p.side ^ 1
+    cdef int frm = move_from(m), to = move_to(m), kind = move_kind(m)
+    cdef int piece = p.board[frm], pt = piece & 7, ksq, up, right
+    cdef Bitboard occ = p.by_type[ALL_PIECES], ours = p.by_color[us], theirs = p.by_color[them]
+    cdef Bitboard to_bb = square_bb(to), checkers = p.st.checkers, kocc, rank7, start
+    if m == MOVE_NONE or m == MOVE_NULL or piece == NO_PIECE or (piece >> 3) != us:
+        return False
+    if kind != PROMOTION and (m >> 12) & 3:
+        return False
+    ksq = king_square(p, us)
+    if kind == CASTLING:
+        if pt != KING or checkers:
+            return False
+        for right in range(2 * us, 2 * us + 2):
+            if p.castling_rook[right] == to and (p.st.castling & (1 << right)):
+                return castling_allowed(p, right, ksq)
+        return False
+    if to_bb & ours:
+        return False
+    if pt == KING:
+        if kind != NORMAL or not (KING_ATTACKS[frm] & to_bb):
+            return False
+        return not is_attacked(p, to, them, occ ^ square_bb(frm))
+    if checkers & (checkers - 1):
+        return False
+    up = 8 if us == WHITE else -8
+    if pt == PAWN:
+        rank7 = RANK_1_BB << (48 if us == WHITE else 8)
+        start = RANK_1_BB << (8 if us == WHITE else 48)
+        if kind == EN_PASSANT:
+            if to != p.st.ep or not (PAWN_ATTACKS[us][frm] & to_bb):
+                return False
+            # the captured pawn must be the checker, or the capture must block the check
+            if checkers and not (checkers & square_bb(to - up)) and not (BETWEEN_BB[ksq][lsb(checkers)] & to_bb):
+                return False
+            kocc = (occ ^ square_bb(frm) ^ square_bb(to - up)) | to_bb
+            return not ((rook_attacks(ksq, kocc) & theirs & (p.by_type[ROOK] | p.by_type[QUEEN]))
+                        or (bishop_attacks(ksq, kocc) & theirs & (p.by_type[BISHOP] | p.by_type[QUEEN])))
+        if (kind == PROMOTION) != ((square_bb(frm) & rank7) != 0):
+            return False
+        if PAWN_ATTACKS[us][frm] & to_bb:
+            if not (to_bb & theirs):
+                return False
+        elif to == frm + up:
+            if to_bb & occ:
+                return False
+        elif to == frm + 2 * up and (square_bb(frm) & start):
+            if (to_bb | square_bb(frm + up)) & occ:
+                return False
+        else:
+            return False
+    elif kind != NORMAL:
+        return False
+    elif pt == KNIGHT:
+        if not (KNIGHT_ATTACKS[frm] & to_bb):
+            return False
+    elif pt == BISHOP:
+        if not (bishop_attacks(frm, occ) & to_bb):
+            return False
+    elif pt == ROOK:
+        if not (rook_attacks(frm, occ) & to_bb):
+            return False
+    elif not ((bishop_attacks(frm, occ) | rook_attacks(frm, occ)) & to_bb):
+        return False
+    # a move of a piece other than the king: it must answer a check, and a pinned piece stays
+    # on the line through its king
+    if checkers and not ((BETWEEN_BB[ksq][lsb(checkers)] | checkers) & to_bb):
+        return False
+    if (p.st.blockers & square_bb(frm)) and not (LINE_BB[ksq][frm] & to_bb):
+        return False
+    return True
 
 # Leaf nodes counted in bulk: at depth 1 the number of legal moves is the answer.
 # Leaf count of the legal move tree (bulk counting at the last ply).  It gives up, returning

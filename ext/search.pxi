@@ -54,7 +54,10 @@ cdef enum:
     # Null-move pruning from NULL_MOVE_PRUNING_DEPTH on, reduced by NULL_MOVE_REDUCTION plus a
     # ply per NULL_MOVE_DEPTH_DIVISOR of depth plus a ply per NULL_MOVE_EVAL_DIVISOR of the
     # evaluation above beta (at most NULL_MOVE_MAX_EVAL_REDUCTION); from
-    # NULL_MOVE_VERIFICATION_DEPTH on a cutoff is verified by a reduced normal search.
+    # NULL_MOVE_VERIFICATION_DEPTH on a cutoff is verified by a reduced normal search, in whose
+    # first three quarters the verifying side tries no null move (the verification must not
+    # rest on a null move of its own).  A table upper bound below beta needs no guard: it
+    # lowers eval below beta first.
     NULL_MOVE_PRUNING_DEPTH = 3
     NULL_MOVE_REDUCTION = 3
     NULL_MOVE_DEPTH_DIVISOR = 3
@@ -177,6 +180,8 @@ ctypedef struct SearchData:
     int singular                      # 1: singular extensions on (the SingularExtensions option)
     Move excluded[MAX_PLY + 4]        # the move a singular test leaves out at each ply
     int correct                       # 1: correction history on (the CorrectionHistory option)
+    int nmp_min_ply                   # no null move of nmp_color's before this ply (set while
+    int nmp_color                     # a null move's cutoff is verified)
     int pawn_correction[2][CORRECTION_SIZE]   # side to move, pawn key: see CORRECTION_SIZE
     int double_extensions[MAX_PLY + 4]  # double extensions on the line down to each ply
     double start_ms
@@ -706,7 +711,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     cdef Position* p = &sd.pos
     cdef bint pv_node = beta - alpha > 1
     cdef bint root = ply == 0
-    cdef bint in_check, found, improving, gives_check, noisy, quiet, skip_quiets = False
+    cdef bint in_check, found, improving, gives_check, noisy, quiet, skip_quiets = False, staged = False
     cdef Move moves[MAX_MOVES]
     cdef int scores[MAX_MOVES]
     cdef Move quiets_tried[64]
@@ -714,7 +719,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     cdef int quiet_count = 0, noisy_count = 0
     cdef int n, i, score, best_score, static_eval, eval, tt_score = VALUE_NONE, bound, tt_depth = -99
     cdef int raw_eval = VALUE_NONE
-    cdef int move_count = 0, new_depth, r, reduced, extension, lmr_depth, null_r, idx
+    cdef int move_count = 0, new_depth, r, reduced, extension, lmr_depth, null_r, idx, k
     cdef int singular_beta, tt_bound = BOUND_NONE
     cdef Move m, tt_move = MOVE_NONE, best_move = MOVE_NONE
     cdef Move excluded = sd.excluded[ply]
@@ -837,7 +842,8 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
 
         # Step 7. Null-move pruning, not in pawn endings (zugzwang) nor twice in a row
         if (depth >= NULL_MOVE_PRUNING_DEPTH and eval >= beta and static_eval >= beta and p.st.move != MOVE_NULL
-                and has_non_pawn_material(p, p.side) and beta > VALUE_MATED_IN_MAX_PLY):
+                and has_non_pawn_material(p, p.side) and beta > VALUE_MATED_IN_MAX_PLY
+                and (ply >= sd.nmp_min_ply or p.side != sd.nmp_color)):
             null_r = NULL_MOVE_REDUCTION + depth // NULL_MOVE_DEPTH_DIVISOR + (
                 NULL_MOVE_MAX_EVAL_REDUCTION if (eval - beta) // NULL_MOVE_EVAL_DIVISOR > NULL_MOVE_MAX_EVAL_REDUCTION
                 else (eval - beta) // NULL_MOVE_EVAL_DIVISOR)
@@ -852,10 +858,14 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
             if score >= beta:
                 if score >= VALUE_MATE_IN_MAX_PLY:
                     score = beta
-                # at high depth, verify with a reduced normal search (zugzwang guard)
-                if depth < NULL_MOVE_VERIFICATION_DEPTH:
+                # at high depth, verify with a reduced normal search (zugzwang guard); one
+                # verification at a time
+                if depth < NULL_MOVE_VERIFICATION_DEPTH or sd.nmp_min_ply:
                     return score
+                sd.nmp_min_ply = ply + 3 * (depth - null_r) // 4
+                sd.nmp_color = p.side
                 score = search(sd, beta - 1, beta, depth - null_r, ply, False)
+                sd.nmp_min_ply = 0
                 if score >= beta:
                     return score
 
@@ -870,6 +880,13 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
             moves[n] = sd.root_moves[i].move
             scores[n] = sd.root_count - i     # keep the order of the previous iteration
             n += 1
+    elif tt_move != MOVE_NONE and move_is_legal(p, tt_move):
+        # the table's move is tried alone first: the others are generated and scored (with
+        # the histories its search left) only if it does not cut off
+        moves[0] = tt_move
+        scores[0] = SCORE_TT_MOVE
+        n = 1
+        staged = True
     else:
         n = generate_moves(p, GEN_ALL, moves)
         if n == 0:
@@ -878,7 +895,22 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
 
     best_score = -VALUE_INFINITE
     init_check_info(p, &ci)
-    for i in range(n):
+    for i in range(MAX_MOVES):
+        if i == n:
+            if not staged:
+                break
+            staged = False
+            # the rest after the table's move: it is among them (it is legal) and leaves
+            # its place to the last one
+            k = generate_moves(p, GEN_ALL, moves + 1)
+            for idx in range(1, k + 1):
+                if moves[idx] == tt_move:
+                    moves[idx] = moves[k]
+                    break
+            n = k
+            score_moves(sd, moves + 1, scores + 1, n - 1, MOVE_NONE, ply)
+            if i == n:
+                break
         m = pick_move(p, moves, scores, n, i)
         if m == excluded:
             continue

@@ -4,7 +4,8 @@ Standard chess and Chess960 (random starting arrays), with games that shuffle pi
 forth to reach repetitions, games started with high halfmove clocks to cross the fifty- and
 seventy-five-move marks, and random sparse endgames for insufficient material.  At every
 position: the legal move set, every game-end verdict, the FEN both ways, make-then-unmake
-restoring FEN and Zobrist key, and the Zobrist key agreeing with python-chess's notion of
+restoring FEN and Zobrist key, the search's legality check of a single move (every 16-bit
+code) agreeing with the legal move set, and the Zobrist key agreeing with python-chess's notion of
 "same position" (pieces, side to move, castling rights, legal en passant).
 """
 import collections
@@ -56,6 +57,8 @@ def assert_same_position(ours: Board, ref: chess.Board, *, claim_draw=True):
     moves = ours.legal_moves()
     assert len(moves) == len(set(moves)), f"duplicate moves in {fen}"
     assert set(moves) == reference_moves(ref), fen
+    # the search's legality check of a table move (any 16 bits) agrees with the generator
+    assert not ours.legal_check_mismatches(), fen
     assert ours.fen() == fen
     assert ours.fen(shredder=True) == ref.fen(shredder=True)
     assert ours.turn == ref.turn

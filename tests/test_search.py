@@ -716,9 +716,11 @@ def test_hanging_queen_is_taken_at_every_depth(searcher):
 @pytest.mark.single_thread
 def test_clock_play_stops_at_the_shrunk_soft_limit(searcher, monkeypatch):
     # A soft limit of 1000 ms, 100 ms per iteration: the best move has been the same for six
-    # iterations at 600 ms, where the soft limit shrunk to 0.6 of itself says stop.
+    # iterations at 600 ms, where the soft limit shrunk to 0.6 of itself says stop.  The score
+    # is held steady (a falling one stretches the limit: test_a_falling_score_buys_time).
     clock = VirtualClock(0.1)
     monkeypatch.setattr("scacco.engine.search.time", clock)
+    monkeypatch.setattr(Searcher, "_falling_score_factor", staticmethod(lambda scores: 1.0))
     result = searcher.search(Board(HANGING_QUEEN_FEN), soft_time=1000, on_info=clock.on_info)
     assert set(clock.bests) == {"f3h4"}
     assert result.depth == 6
