@@ -315,6 +315,19 @@ class Searcher:
         self._core.correction_history = bool(on)
 
     @property
+    def network_scaling(self) -> bool:
+        """True when the search scales the network's static evaluation down as material
+        comes off (an endgame's score against a middlegame's) and towards a draw as the
+        fifty-move counter runs; the scores it reports are then on that scale.  Off by default
+        while its match against the search without it runs (docs/development.md).  Set it
+        between searches."""
+        return self._core.network_scaling
+
+    @network_scaling.setter
+    def network_scaling(self, on: bool) -> None:
+        self._core.network_scaling = bool(on)
+
+    @property
     def node_time(self) -> bool:
         """True when clock play also weighs the share of the search spent on the best move
         (NODE_SHARE_BASE) and a search the clock or a stop interrupts keeps a move that beat the

@@ -114,6 +114,14 @@ cdef enum:
     CORRECTION_WEIGHT_SCALE = 256
     CORRECTION_WEIGHT_MAX = 128
     CORRECTION_LIMIT = 256 * 32
+    # The network's evaluation scaled by the material on the board (NetworkScaling): by
+    # (MATERIAL_SCALE_BASE + material) / (MATERIAL_SCALE_BASE + 78), material counted 1, 3, 3,
+    # 5, 9 as engine/score.py counts it (78 at the start), so an endgame's score shrinks
+    # against a middlegame's by the ratio the network overrates it by, by its fit against
+    # Stockfish (NETWORK_SCALE's two ends); and damped towards a draw as the fifty-move counter
+    # runs, by (FIFTY_DAMPING - counter) / FIFTY_DAMPING.
+    MATERIAL_SCALE_BASE = 256
+    FIFTY_DAMPING = 200
 
 # The late move reduction of the m-th move at depth d: LMR_BASE + ln(d) * ln(m) / LMR_DIVISOR.
 cdef double LMR_BASE = 0.8
@@ -180,6 +188,7 @@ ctypedef struct SearchData:
     int singular                      # 1: singular extensions on (the SingularExtensions option)
     Move excluded[MAX_PLY + 4]        # the move a singular test leaves out at each ply
     int correct                       # 1: correction history on (the CorrectionHistory option)
+    int net_scaling                   # 1: the network's score scaled (the NetworkScaling option)
     int nmp_min_ply                   # no null move of nmp_color's before this ply (set while
     int nmp_color                     # a null move's cutoff is verified)
     int pawn_correction[2][CORRECTION_SIZE]   # side to move, pawn key: see CORRECTION_SIZE
@@ -578,11 +587,24 @@ cdef int add_quiet_checks(Position* p, Move* moves, int* scores, int n) noexcept
 cdef inline int* correction_entry(SearchData* sd, Position* p) noexcept nogil:
     return &sd.pawn_correction[p.side][p.st.pawn_key & (CORRECTION_SIZE - 1)]
 
-# The static evaluation `raw` corrected for this pawn structure, kept inside the evaluation's
-# range (VALUE_NONE stays VALUE_NONE).
+# The network's evaluation `raw` scaled by the material and the fifty-move counter (see
+# MATERIAL_SCALE_BASE).
+cdef inline int scaled_network_eval(Position* p, int raw) noexcept nogil:
+    cdef int material = (popcount(p.by_type[PAWN]) + 3 * popcount(p.by_type[KNIGHT] | p.by_type[BISHOP])
+                         + 5 * popcount(p.by_type[ROOK]) + 9 * popcount(p.by_type[QUEEN]))
+    cdef int64_t v = <int64_t>raw * (MATERIAL_SCALE_BASE + material) * (FIFTY_DAMPING - p.st.rule50)
+    return <int>(v // ((MATERIAL_SCALE_BASE + 78) * FIFTY_DAMPING))
+
+# The static evaluation the search uses: the evaluation `raw` (as the table keeps it) scaled
+# when NetworkScaling says so, then corrected for this pawn structure, kept inside the
+# evaluation's range (VALUE_NONE stays VALUE_NONE).
 cdef inline int corrected_eval(SearchData* sd, Position* p, int raw) noexcept nogil:
     cdef int v
-    if not sd.correct or raw == VALUE_NONE:
+    if raw == VALUE_NONE:
+        return raw
+    if sd.net_scaling and p.nnue != NULL:
+        raw = scaled_network_eval(p, raw)
+    if not sd.correct:
         return raw
     v = raw + correction_entry(sd, p)[0] // CORRECTION_GRAIN
     if v > EVAL_LIMIT:

@@ -232,6 +232,7 @@ cdef class SearchCore:
             h.tb_rule50 = sd.tb_rule50
             h.singular = sd.singular
             h.correct = sd.correct
+            h.net_scaling = sd.net_scaling
             memset(h.killers, 0, sizeof(h.killers))
         with nogil:
             for i in range(self.helper_count):
@@ -420,6 +421,16 @@ cdef class SearchCore:
     @correction_history.setter
     def correction_history(self, bint on):
         self.sd.correct = 1 if on else 0
+
+    @property
+    def network_scaling(self):
+        """True when the search scales the network's evaluation by the material and the
+        fifty-move counter (see MATERIAL_SCALE_BASE in search.pxi)."""
+        return bool(self.sd.net_scaling)
+
+    @network_scaling.setter
+    def network_scaling(self, bint on):
+        self.sd.net_scaling = 1 if on else 0
 
     def set_tablebase_enabled(self, bint on):
         """Probe the tables set by set_tablebase (on) or none of them (off) from the next

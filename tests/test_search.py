@@ -982,9 +982,9 @@ def test_a_pondering_search_applies_no_time():
 
 # ---------------------------------------------------------------------------------------------
 # Search features on trial, each behind a Searcher switch that is off by default: singular
-# extensions and the pawn correction history (docs/development.md).
+# extensions, the pawn correction history and the network's scaling (docs/development.md).
 
-SEARCH_SWITCHES = ["singular_extensions", "correction_history"]
+SEARCH_SWITCHES = ["singular_extensions", "correction_history", "network_scaling"]
 
 
 @pytest.mark.parametrize("switch", SEARCH_SWITCHES)

@@ -27,7 +27,8 @@ _UNDECIDED = object()
 # attribute each option sets.
 SEARCH_SWITCHES = {"SingularExtensions": "singular_extensions",
                    "CorrectionHistory": "correction_history",
-                   "NodeTime": "node_time"}
+                   "NodeTime": "node_time",
+                   "NetworkScaling": "network_scaling"}
 
 
 def physical_memory_mb() -> Optional[int]:

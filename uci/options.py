@@ -247,6 +247,9 @@ def standard_options() -> List[Option]:
                      "Clock play: think longer when the best move takes a small share of the "
                      "search's nodes and shorter when a large one, and play a move that beat the "
                      "best one in the iteration the clock interrupts."),
+        trial_switch("NetworkScaling",
+                     "Scale the network's evaluation down as material comes off and towards a "
+                     "draw as the fifty-move counter runs."),
         Option("UCI_Chess960", "check", False,
                doc="Chess960: FENs with any king and rook files (Shredder-FEN or X-FEN), "
                    "castling read and printed as king takes rook (`e1h1`). Takes effect at the "
