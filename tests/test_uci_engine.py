@@ -41,7 +41,8 @@ def test_uci_handshake_declares_identity_and_options():
     assert names == ["Hash", "Clear Hash", "Threads", "MultiPV", "Ponder", "Move Overhead",
                      "UCI_ShowWDL", "UCI_LimitStrength", "UCI_Elo", "Skill Level", "EvalFile", "Use NNUE",
                      "SyzygyPath", "SyzygyProbeDepth", "Syzygy50MoveRule", "SyzygyProbeLimit",
-                     "SingularExtensions", "CorrectionHistory", "NodeTime", "UCI_Chess960"]
+                     "SingularExtensions", "CorrectionHistory", "NodeTime", "NetworkScaling",
+                     "UCI_Chess960"]
 
 
 def test_unknown_commands_and_empty_lines_are_harmless(engine):
