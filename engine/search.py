@@ -328,6 +328,18 @@ class Searcher:
         self._core.network_scaling = bool(on)
 
     @property
+    def far_continuation(self) -> bool:
+        """True when the search orders and rates quiet moves by the continuation history of
+        the side's own moves four and six plies back too, not only of the last two moves.
+        Off by default while its match against the search without it runs
+        (docs/development.md).  Set it between searches."""
+        return self._core.far_continuation
+
+    @far_continuation.setter
+    def far_continuation(self, on: bool) -> None:
+        self._core.far_continuation = bool(on)
+
+    @property
     def node_time(self) -> bool:
         """True when clock play also weighs the share of the search spent on the best move
         (NODE_SHARE_BASE) and a search the clock or a stop interrupts keeps a move that beat the

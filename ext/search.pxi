@@ -189,6 +189,8 @@ ctypedef struct SearchData:
     Move excluded[MAX_PLY + 4]        # the move a singular test leaves out at each ply
     int correct                       # 1: correction history on (the CorrectionHistory option)
     int net_scaling                   # 1: the network's score scaled (the NetworkScaling option)
+    int far_cont                      # 1: continuation history 4 and 6 plies back too (the
+                                      # FarContinuation option)
     int nmp_min_ply                   # no null move of nmp_color's before this ply (set while
     int nmp_color                     # a null move's cutoff is verified)
     int pawn_correction[2][CORRECTION_SIZE]   # side to move, pawn key: see CORRECTION_SIZE
@@ -458,6 +460,10 @@ cdef void score_moves(SearchData* sd, Move* moves, int* scores, int n, Move tt_m
     cdef Move m, counter = MOVE_NONE, prev = p.st.move
     cdef int* cont1 = previous_continuation(sd, ply, 1)
     cdef int* cont2 = previous_continuation(sd, ply, 2)
+    # the side's own moves four and six plies back, when FarContinuation is on (the zero
+    # table otherwise, which adds nothing)
+    cdef int* cont4 = previous_continuation(sd, ply, 4) if sd.far_cont else sd.continuation_none
+    cdef int* cont6 = previous_continuation(sd, ply, 6) if sd.far_cont else sd.continuation_none
     if prev != MOVE_NONE and prev != MOVE_NULL:
         counter = sd.countermoves[p.board[move_to(prev)]][move_to(prev)]
     for i in range(n):
@@ -483,7 +489,8 @@ cdef void score_moves(SearchData* sd, Move* moves, int* scores, int n, Move tt_m
             scores[i] = SCORE_COUNTER
         else:
             piece = p.board[move_from(m)] * 64 + move_to(m)
-            scores[i] = sd.history[us][move_from(m)][move_to(m)] + cont1[piece] + cont2[piece]
+            scores[i] = (sd.history[us][move_from(m)][move_to(m)] + cont1[piece] + cont2[piece]
+                         + cont4[piece] + cont6[piece])
 
 # Bring the best remaining move to index i (selection sort, one step per move tried).  A
 # capture or promotion score_moves ranked good is only put to the exchange test (SEE) when it
@@ -522,10 +529,16 @@ cdef inline void update_history_entry(int* entry, int bonus) noexcept nogil:
     cdef int magnitude = bonus if bonus >= 0 else -bonus
     entry[0] += bonus - entry[0] * magnitude // HISTORY_MAX
 
+# The continuation tables of the moves 1 and 2 plies back learn the bonus; with FarContinuation
+# those of 4 and 6 plies back too, except in check (the evasion answers the check, not the
+# side's own plan).
 cdef inline void update_continuation(SearchData* sd, int ply, int index, int bonus) noexcept nogil:
     cdef int* table
     cdef int back
-    for back in range(1, 3):
+    cdef int last = 6 if sd.far_cont and not sd.pos.st.checkers else 2
+    for back in range(1, last + 1):
+        if back == 3 or back == 5:
+            continue
         table = previous_continuation(sd, ply, back)
         if table != sd.continuation_none:
             update_history_entry(&table[index], bonus)

@@ -233,6 +233,7 @@ cdef class SearchCore:
             h.singular = sd.singular
             h.correct = sd.correct
             h.net_scaling = sd.net_scaling
+            h.far_cont = sd.far_cont
             memset(h.killers, 0, sizeof(h.killers))
         with nogil:
             for i in range(self.helper_count):
@@ -431,6 +432,16 @@ cdef class SearchCore:
     @network_scaling.setter
     def network_scaling(self, bint on):
         self.sd.net_scaling = 1 if on else 0
+
+    @property
+    def far_continuation(self):
+        """True when quiet moves are also ordered and rated by the continuation history of
+        the side's own moves four and six plies back."""
+        return bool(self.sd.far_cont)
+
+    @far_continuation.setter
+    def far_continuation(self, bint on):
+        self.sd.far_cont = 1 if on else 0
 
     def set_tablebase_enabled(self, bint on):
         """Probe the tables set by set_tablebase (on) or none of them (off) from the next

@@ -982,9 +982,11 @@ def test_a_pondering_search_applies_no_time():
 
 # ---------------------------------------------------------------------------------------------
 # Search features on trial, each behind a Searcher switch that is off by default: singular
-# extensions, the pawn correction history and the network's scaling (docs/development.md).
+# extensions, the pawn correction history, the network's scaling and the far continuation
+# history (docs/development.md).
 
-SEARCH_SWITCHES = ["singular_extensions", "correction_history", "network_scaling"]
+SEARCH_SWITCHES = ["singular_extensions", "correction_history", "network_scaling",
+                   "far_continuation"]
 
 
 @pytest.mark.parametrize("switch", SEARCH_SWITCHES)

@@ -28,7 +28,8 @@ _UNDECIDED = object()
 SEARCH_SWITCHES = {"SingularExtensions": "singular_extensions",
                    "CorrectionHistory": "correction_history",
                    "NodeTime": "node_time",
-                   "NetworkScaling": "network_scaling"}
+                   "NetworkScaling": "network_scaling",
+                   "FarContinuation": "far_continuation"}
 
 
 def physical_memory_mb() -> Optional[int]:

@@ -250,6 +250,9 @@ def standard_options() -> List[Option]:
         trial_switch("NetworkScaling",
                      "Scale the network's evaluation down as material comes off and towards a "
                      "draw as the fifty-move counter runs."),
+        trial_switch("FarContinuation",
+                     "Order quiet moves by the continuation history of the side's own moves "
+                     "four and six plies back too, not only of the last two moves."),
         Option("UCI_Chess960", "check", False,
                doc="Chess960: FENs with any king and rook files (Shredder-FEN or X-FEN), "
                    "castling read and printed as king takes rook (`e1h1`). Takes effect at the "
