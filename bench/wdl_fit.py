@@ -27,8 +27,9 @@ polynomials of m/58 (m the material, clamped to 17..78), chosen by maximum likel
 calibration: positions in buckets of raw score (100 wide) and of material, the model's mean
 predicted win, draw and loss against the observed shares, for buckets of at least 200
 positions (the target: within 5 points each), with the number of games the bucket's positions
-come from (the positions of one game share its result: a bucket of few games is noisier than
-its count of positions says).  Games are resign-adjudicated when both sides
+come from and the noise of the observed shares (the half-width of their 95% interval with each
+game one cluster: the positions of one game share its result, so a bucket of few games is
+noisier than its count of positions says).  Games are resign-adjudicated when both sides
 report 1000 or more for 10 plies in a row (the result is then the one the score says); no
 draw is adjudicated, a game ends drawn only by the rules or at 400 plies.  The fit needs numpy
 and scipy (`pip install scipy`; the other benches do without it).
@@ -278,13 +279,26 @@ def fit(obs) -> WdlModel:
                     high=HIGH, norm=NORM)
 
 
+def clustered_margin(rows, outcome: int) -> float:
+    """Half-width (points) of the 95% interval of the observed share of `outcome` in `rows`,
+    with the positions of one game counted as one cluster: they share the game's result, so
+    a bucket is worth its games more than its positions."""
+    n = len(rows)
+    share = sum(1 for *_, o, _ in rows if o == outcome) / n
+    per_game = {}
+    for *_, o, game in rows:
+        per_game[game] = per_game.get(game, 0.0) + (o == outcome) - share
+    variance = sum(d * d for d in per_game.values()) / (n * n)
+    return 100 * 1.96 * math.sqrt(variance)
+
+
 def calibration(model: WdlModel, obs, minimum: int = 200) -> float:
     """Print predicted against observed shares by score and material bucket; return the
     largest gap (points) over buckets of at least `minimum` positions."""
     phases = [("all", 0, 99), ("m >= 50", 50, 99), ("m 25-49", 25, 49), ("m <= 24", 0, 24)]
     worst = 0.0
     print(f"{'material':>9} {'raw score':>11} {'n':>6} {'games':>5}   predicted W/D/L"
-          "     observed W/D/L")
+          "     observed W/D/L   noise")
     for name, lo, hi in phases:
         buckets = {}
         for raw, m, outcome, game in obs:
@@ -300,6 +314,7 @@ def calibration(model: WdlModel, obs, minimum: int = 200) -> float:
             seen = [100 * sum(1 for _, _, o, _ in rows if o == k) / len(rows) for k in (1, 0, -1)]
             games = len({game for *_, game in rows})
             gap = max(abs(p - s) for p, s in zip(pred, seen))
+            noise = max(clustered_margin(rows, k) for k in (1, 0, -1))
             label = (f"<= {key * 100 + 50}" if key == -8 else f">= {key * 100 - 50}" if key == 8
                      else f"{key * 100 - 50}..{key * 100 + 50}")
             mark = ""
@@ -307,7 +322,8 @@ def calibration(model: WdlModel, obs, minimum: int = 200) -> float:
                 worst = max(worst, gap)
                 mark = " *" if gap > 5 else ""
             print(f"{name:>9} {label:>11} {len(rows):>6} {games:>5}   {pred[0]:5.1f} {pred[1]:5.1f}"
-                  f" {pred[2]:5.1f}    {seen[0]:5.1f} {seen[1]:5.1f} {seen[2]:5.1f}{mark}")
+                  f" {pred[2]:5.1f}    {seen[0]:5.1f} {seen[1]:5.1f} {seen[2]:5.1f}"
+                  f"   {noise:5.1f}{mark}")
     return worst
 
 
