@@ -340,6 +340,18 @@ class Searcher:
         self._core.far_continuation = bool(on)
 
     @property
+    def probcut(self) -> bool:
+        """True when the search fails a node high at once on a capture that wins material
+        by exchange and holds a margin above beta in a search a few plies shallower (ProbCut).
+        Off by default while its match against the search without it runs
+        (docs/development.md).  Set it between searches."""
+        return self._core.probcut
+
+    @probcut.setter
+    def probcut(self, on: bool) -> None:
+        self._core.probcut = bool(on)
+
+    @property
     def node_time(self) -> bool:
         """True when clock play also weighs the share of the search spent on the best move
         (NODE_SHARE_BASE) and a search the clock or a stop interrupts keeps a move that beat the

@@ -122,6 +122,15 @@ cdef enum:
     # runs, by (FIFTY_DAMPING - counter) / FIFTY_DAMPING.
     MATERIAL_SCALE_BASE = 256
     FIFTY_DAMPING = 200
+    # ProbCut (the ProbCut option): at a non-PV node from PROBCUT_DEPTH on, a capture that wins
+    # at least beta + PROBCUT_MARGIN - static eval by exchange, holds that raised beta in
+    # quiescence and then in a search PROBCUT_REDUCTION plies shallower, fails the node high
+    # (stored as a lower bound PROBCUT_TT_SLACK plies shallower than the node).  Not tried when
+    # the table already has such a bound below the raised beta.
+    PROBCUT_DEPTH = 5
+    PROBCUT_MARGIN = 100
+    PROBCUT_REDUCTION = 4
+    PROBCUT_TT_SLACK = 3
 
 # The late move reduction of the m-th move at depth d: LMR_BASE + ln(d) * ln(m) / LMR_DIVISOR.
 cdef double LMR_BASE = 0.8
@@ -191,6 +200,7 @@ ctypedef struct SearchData:
     int net_scaling                   # 1: the network's score scaled (the NetworkScaling option)
     int far_cont                      # 1: continuation history 4 and 6 plies back too (the
                                       # FarContinuation option)
+    int probcut                       # 1: ProbCut on (the ProbCut option)
     int nmp_min_ply                   # no null move of nmp_color's before this ply (set while
     int nmp_color                     # a null move's cutoff is verified)
     int pawn_correction[2][CORRECTION_SIZE]   # side to move, pawn key: see CORRECTION_SIZE
@@ -755,7 +765,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     cdef int n, i, score, best_score, static_eval, eval, tt_score = VALUE_NONE, bound, tt_depth = -99
     cdef int raw_eval = VALUE_NONE
     cdef int move_count = 0, new_depth, r, reduced, extension, lmr_depth, null_r, idx, k
-    cdef int singular_beta, tt_bound = BOUND_NONE
+    cdef int singular_beta, probcut_beta, tt_bound = BOUND_NONE
     cdef Move m, tt_move = MOVE_NONE, best_move = MOVE_NONE
     cdef Move excluded = sd.excluded[ply]
     cdef uint64_t root_nodes = 0
@@ -902,6 +912,33 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                 score = search(sd, beta - 1, beta, depth - null_r, ply, False)
                 sd.nmp_min_ply = 0
                 if score >= beta:
+                    return score
+
+    # Step 7b. ProbCut: a good capture that holds well above beta at reduced depth (see
+    # PROBCUT_DEPTH)
+    if (sd.probcut and not pv_node and not in_check and excluded == MOVE_NONE
+            and depth >= PROBCUT_DEPTH and -VALUE_WON < beta < VALUE_WON):
+        probcut_beta = beta + PROBCUT_MARGIN
+        if not (tt_score != VALUE_NONE and tt_depth >= depth - PROBCUT_TT_SLACK and tt_score < probcut_beta):
+            n = generate_moves(p, GEN_NOISY, moves)
+            score_moves(sd, moves, scores, n, tt_move, ply)
+            for i in range(n):
+                m = pick_move(p, moves, scores, n, i)
+                if not see_ge(p, m, probcut_beta - static_eval):
+                    continue
+                tt_prefetch(sd.tt, key_after(p, m))
+                sd.cont_stack[ply] = &sd.continuation[p.board[move_from(m)]][move_to(m)][0][0]
+                make_move(p, m)
+                score = -qsearch(sd, -probcut_beta, -probcut_beta + 1, ply + 1, 0)
+                if score >= probcut_beta:
+                    score = -search(sd, -probcut_beta, -probcut_beta + 1, depth - PROBCUT_REDUCTION,
+                                    ply + 1, not cut_node)
+                unmake_move(p, m)
+                if load_int(&sd.stop):
+                    return 0
+                if score >= probcut_beta:
+                    tt_store(sd.tt, tte, p.st.key, score_to_tt(score, ply), raw_eval, BOUND_LOWER,
+                             depth - PROBCUT_TT_SLACK, m)
                     return score
 
     # Step 8. Internal iterative reduction: no table move to guide a deep node

@@ -234,6 +234,7 @@ cdef class SearchCore:
             h.correct = sd.correct
             h.net_scaling = sd.net_scaling
             h.far_cont = sd.far_cont
+            h.probcut = sd.probcut
             memset(h.killers, 0, sizeof(h.killers))
         with nogil:
             for i in range(self.helper_count):
@@ -442,6 +443,16 @@ cdef class SearchCore:
     @far_continuation.setter
     def far_continuation(self, bint on):
         self.sd.far_cont = 1 if on else 0
+
+    @property
+    def probcut(self):
+        """True when the search fails a node high on a capture that holds well above beta
+        at reduced depth (see PROBCUT_DEPTH in search.pxi)."""
+        return bool(self.sd.probcut)
+
+    @probcut.setter
+    def probcut(self, bint on):
+        self.sd.probcut = 1 if on else 0
 
     def set_tablebase_enabled(self, bint on):
         """Probe the tables set by set_tablebase (on) or none of them (off) from the next

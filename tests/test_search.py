@@ -982,11 +982,11 @@ def test_a_pondering_search_applies_no_time():
 
 # ---------------------------------------------------------------------------------------------
 # Search features on trial, each behind a Searcher switch that is off by default: singular
-# extensions, the pawn correction history, the network's scaling and the far continuation
-# history (docs/development.md).
+# extensions, the pawn correction history, the network's scaling, the far continuation
+# history and ProbCut (docs/development.md).
 
 SEARCH_SWITCHES = ["singular_extensions", "correction_history", "network_scaling",
-                   "far_continuation"]
+                   "far_continuation", "probcut"]
 
 
 @pytest.mark.parametrize("switch", SEARCH_SWITCHES)

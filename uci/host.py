@@ -29,7 +29,8 @@ SEARCH_SWITCHES = {"SingularExtensions": "singular_extensions",
                    "CorrectionHistory": "correction_history",
                    "NodeTime": "node_time",
                    "NetworkScaling": "network_scaling",
-                   "FarContinuation": "far_continuation"}
+                   "FarContinuation": "far_continuation",
+                   "ProbCut": "probcut"}
 
 
 def physical_memory_mb() -> Optional[int]:

@@ -253,6 +253,9 @@ def standard_options() -> List[Option]:
         trial_switch("FarContinuation",
                      "Order quiet moves by the continuation history of the side's own moves "
                      "four and six plies back too, not only of the last two moves."),
+        trial_switch("ProbCut",
+                     "Fail a node high at once on a capture that wins material and holds a "
+                     "margin above beta in a search a few plies shallower (ProbCut)."),
         Option("UCI_Chess960", "check", False,
                doc="Chess960: FENs with any king and rook files (Shredder-FEN or X-FEN), "
                    "castling read and printed as king takes rook (`e1h1`). Takes effect at the "
