@@ -352,6 +352,18 @@ class Searcher:
         self._core.probcut = bool(on)
 
     @property
+    def history_pruning(self) -> bool:
+        """True when the histories take part in pruning quiet moves: near the horizon a
+        quiet move they rate badly enough is not tried, and the futility margin follows
+        them.  Off by default while its match against the search without it runs
+        (docs/development.md).  Set it between searches."""
+        return self._core.history_pruning
+
+    @history_pruning.setter
+    def history_pruning(self, on: bool) -> None:
+        self._core.history_pruning = bool(on)
+
+    @property
     def node_time(self) -> bool:
         """True when clock play also weighs the share of the search spent on the best move
         (NODE_SHARE_BASE) and a search the clock or a stop interrupts keeps a move that beat the

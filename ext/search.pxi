@@ -131,6 +131,14 @@ cdef enum:
     PROBCUT_MARGIN = 100
     PROBCUT_REDUCTION = 4
     PROBCUT_TT_SLACK = 3
+    # History in the pruning of quiet moves (the HistoryPruning option): a quiet move ordered
+    # by its histories (no killer or counter move) whose history sum is below
+    # -HISTORY_PRUNING_MARGIN per ply of depth is skipped while its reduced depth is below
+    # HISTORY_PRUNING_DEPTH; and the futility margin grows (or shrinks) by the history sum
+    # over FUTILITY_HISTORY_DIVISOR.
+    HISTORY_PRUNING_DEPTH = 3
+    HISTORY_PRUNING_MARGIN = 2048
+    FUTILITY_HISTORY_DIVISOR = 64
 
 # The late move reduction of the m-th move at depth d: LMR_BASE + ln(d) * ln(m) / LMR_DIVISOR.
 cdef double LMR_BASE = 0.8
@@ -201,6 +209,7 @@ ctypedef struct SearchData:
     int far_cont                      # 1: continuation history 4 and 6 plies back too (the
                                       # FarContinuation option)
     int probcut                       # 1: ProbCut on (the ProbCut option)
+    int hist_prune                    # 1: histories in quiet pruning (the HistoryPruning option)
     int nmp_min_ply                   # no null move of nmp_color's before this ply (set while
     int nmp_color                     # a null move's cutoff is verified)
     int pawn_correction[2][CORRECTION_SIZE]   # side to move, pawn key: see CORRECTION_SIZE
@@ -765,7 +774,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     cdef int n, i, score, best_score, static_eval, eval, tt_score = VALUE_NONE, bound, tt_depth = -99
     cdef int raw_eval = VALUE_NONE
     cdef int move_count = 0, new_depth, r, reduced, extension, lmr_depth, null_r, idx, k
-    cdef int singular_beta, probcut_beta, tt_bound = BOUND_NONE
+    cdef int singular_beta, probcut_beta, history_margin, tt_bound = BOUND_NONE
     cdef Move m, tt_move = MOVE_NONE, best_move = MOVE_NONE
     cdef Move excluded = sd.excluded[ply]
     cdef uint64_t root_nodes = 0
@@ -1005,9 +1014,16 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                 lmr_depth = depth - 1 - r
                 if lmr_depth < 0:
                     lmr_depth = 0
+                history_margin = 0
+                if sd.hist_prune and scores[i] < SCORE_COUNTER:
+                    # a move the histories rate badly enough is not tried near the horizon
+                    if lmr_depth < HISTORY_PRUNING_DEPTH and scores[i] < -HISTORY_PRUNING_MARGIN * depth:
+                        continue
+                    history_margin = scores[i] // FUTILITY_HISTORY_DIVISOR
                 # futility: a quiet move cannot lift a static evaluation this far below alpha
                 if (not in_check and lmr_depth <= FUTILITY_PRUNING_DEPTH
-                        and static_eval + FUTILITY_MARGIN_BASE + FUTILITY_MARGIN_PER_DEPTH * lmr_depth <= alpha):
+                        and static_eval + FUTILITY_MARGIN_BASE + FUTILITY_MARGIN_PER_DEPTH * lmr_depth
+                            + history_margin <= alpha):
                     continue
                 if lmr_depth <= SEE_PRUNING_DEPTH and not see_ge(p, m, SEE_QUIET_MARGIN * lmr_depth * lmr_depth):
                     continue

@@ -235,6 +235,7 @@ cdef class SearchCore:
             h.net_scaling = sd.net_scaling
             h.far_cont = sd.far_cont
             h.probcut = sd.probcut
+            h.hist_prune = sd.hist_prune
             memset(h.killers, 0, sizeof(h.killers))
         with nogil:
             for i in range(self.helper_count):
@@ -453,6 +454,16 @@ cdef class SearchCore:
     @probcut.setter
     def probcut(self, bint on):
         self.sd.probcut = 1 if on else 0
+
+    @property
+    def history_pruning(self):
+        """True when the histories take part in pruning quiet moves (see
+        HISTORY_PRUNING_DEPTH in search.pxi)."""
+        return bool(self.sd.hist_prune)
+
+    @history_pruning.setter
+    def history_pruning(self, bint on):
+        self.sd.hist_prune = 1 if on else 0
 
     def set_tablebase_enabled(self, bint on):
         """Probe the tables set by set_tablebase (on) or none of them (off) from the next

@@ -30,7 +30,8 @@ SEARCH_SWITCHES = {"SingularExtensions": "singular_extensions",
                    "NodeTime": "node_time",
                    "NetworkScaling": "network_scaling",
                    "FarContinuation": "far_continuation",
-                   "ProbCut": "probcut"}
+                   "ProbCut": "probcut",
+                   "HistoryPruning": "history_pruning"}
 
 
 def physical_memory_mb() -> Optional[int]:

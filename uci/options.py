@@ -256,6 +256,9 @@ def standard_options() -> List[Option]:
         trial_switch("ProbCut",
                      "Fail a node high at once on a capture that wins material and holds a "
                      "margin above beta in a search a few plies shallower (ProbCut)."),
+        trial_switch("HistoryPruning",
+                     "Let the histories prune quiet moves: near the horizon one they rate badly "
+                     "enough is not tried, and the futility margin follows them."),
         Option("UCI_Chess960", "check", False,
                doc="Chess960: FENs with any king and rook files (Shredder-FEN or X-FEN), "
                    "castling read and printed as king takes rook (`e1h1`). Takes effect at the "
