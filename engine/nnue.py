@@ -3,25 +3,31 @@
 The network is 768 -> 2 x H -> 1 (ext/nnue.pxi): for each perspective (side to move first) an
 accumulator of H values over the 768 piece-square inputs (ours / theirs x 6 types x 64 squares,
 the squares seen from the perspective, flipped vertically for black), SCReLU (clamp to 0..1 and
-square), then one output in units of `scale` centipawns.  Integers: feature weights and biases
-times QA as int16, output weights times QB as int16 in -128..127, the output bias times
-QA * QB as int32.
+square), then one output in units of `scale` centipawns.  The output layer may come in B
+buckets (1..MAX_BUCKETS) by the number of pieces on the board, kings included: bucket_of.
+Integers: feature weights and biases times QA as int16, output weights times QB as int16 in
+-128..127, the output biases times QA * QB as int32.
 
 File layout (little-endian), a 32-byte header and the payload::
 
     0   8 B  magic b"SCACCONN"
-    8   u16  format version (VERSION)
+    8   u16  format version: 1 (one output layer) or 2 (output buckets)
     10  u16  inputs (INPUTS)
     12  u16  hidden size H (1..MAX_HIDDEN)
     14  u16  activation (ACTIVATION_SCRELU)
     16  u16  QA
     18  u16  QB
     20  u16  scale (centipawns per unit of the float output)
-    22  u16  reserved (0)
+    22  u16  version 1: reserved (0); version 2: output buckets B (2..MAX_BUCKETS)
     24  u32  payload bytes
     28  u32  CRC-32 of the payload
     32       feature weights int16 [768][H], feature bias int16 [H],
-             output weights int16 [2][H] (side to move's half first), output bias int32
+             output weights int16 [B][2][H] (side to move's half first), output biases
+             int32 [B]
+
+A net with one output layer is written as version 1 (B = 1: the same payload), so builds that
+read only version 1 still read it.  In the float weights (dicts of numpy arrays) w2 is [2H]
+and b2 a number for one output layer, [B, 2H] and [B] for B buckets.
 
 A file that is short, long, of another version or shape, or whose checksum does not match is
 refused with a NetworkError that says which; nothing is loaded then.  Before a file is read it
@@ -41,13 +47,16 @@ from ..ext._core import NnueNetwork
 
 __all__ = ["NetworkError", "read_network", "read_network_bytes", "parse_network", "network_bytes", "write_network",
            "quantise", "dequantise", "float_outputs", "network_search_path", "float_output", "board_features", "default_network_path",
-           "packaged_network", "fit_output_scale",
-           "INPUTS", "QA", "QB", "SCALE", "MAGIC", "HEADER_BYTES", "MAX_NETWORK_BYTES"]
+           "packaged_network", "fit_output_scale", "bucket_of", "output_layers",
+           "INPUTS", "QA", "QB", "SCALE", "MAGIC", "HEADER_BYTES", "MAX_NETWORK_BYTES",
+           "MAX_BUCKETS"]
 
 MAGIC = b"SCACCONN"
-VERSION = 1
+VERSION = 1                # one output layer
+VERSION_BUCKETS = 2        # output buckets
 INPUTS = 768
 MAX_HIDDEN = 256
+MAX_BUCKETS = 8
 ACTIVATION_SCRELU = 1
 QA = 255
 QB = 64
@@ -91,12 +100,24 @@ def network_search_path(name) -> Path:
     return path
 
 
-def _payload_bytes(hidden: int) -> int:
-    return 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4
+def _payload_bytes(hidden: int, buckets: int = 1) -> int:
+    return 2 * (INPUTS * hidden + hidden + buckets * 2 * hidden) + 4 * buckets
 
 
-# The largest valid network file (MAX_HIDDEN hidden units): nothing longer is ever read.
-MAX_NETWORK_BYTES = HEADER_BYTES + _payload_bytes(MAX_HIDDEN)
+# The largest valid network file (MAX_HIDDEN hidden units, MAX_BUCKETS output buckets): nothing
+# longer is ever read.
+MAX_NETWORK_BYTES = HEADER_BYTES + _payload_bytes(MAX_HIDDEN, MAX_BUCKETS)
+
+
+def bucket_of(pieces, buckets: int):
+    """The output bucket of a position with `pieces` pieces (kings included; a number or a
+    numpy array): 32 // buckets piece counts to a bucket from two pieces up, the last bucket
+    taking what is left over (as ext/nnue.pxi's nnue_bucket)."""
+    divisor = 32 // buckets
+    if isinstance(pieces, int):
+        return min(max(pieces - 2, 0) // divisor, buckets - 1)
+    import numpy as np
+    return np.minimum(np.maximum(np.asarray(pieces) - 2, 0) // divisor, buckets - 1)
 
 
 def parse_network(data: bytes, name: str = "network") -> NnueNetwork:
@@ -104,22 +125,30 @@ def parse_network(data: bytes, name: str = "network") -> NnueNetwork:
     if len(data) < HEADER_BYTES:
         raise NetworkError(f"{name}: {len(data)} bytes is too short for a network file "
                            f"(the header alone is {HEADER_BYTES})")
-    (magic, version, inputs, hidden, activation, qa, qb, scale, _reserved, payload_size,
+    (magic, version, inputs, hidden, activation, qa, qb, scale, buckets, payload_size,
      crc) = HEADER.unpack_from(data)
     if magic != MAGIC:
         raise NetworkError(f"{name}: not a Scacco network file (magic {magic!r}, "
                            f"expected {MAGIC!r})")
-    if version != VERSION:
-        raise NetworkError(f"{name}: format version {version}; this Scacco reads version {VERSION}")
+    if version not in (VERSION, VERSION_BUCKETS):
+        raise NetworkError(f"{name}: format version {version}; this Scacco reads versions "
+                           f"{VERSION} and {VERSION_BUCKETS}")
+    if version == VERSION:
+        if buckets != 0:
+            raise NetworkError(f"{name}: version {VERSION} with {buckets} in the reserved field "
+                               f"(0 expected)")
+        buckets = 1
+    elif not 2 <= buckets <= MAX_BUCKETS:
+        raise NetworkError(f"{name}: {buckets} output buckets outside 2..{MAX_BUCKETS}")
     if inputs != INPUTS or activation != ACTIVATION_SCRELU:
         raise NetworkError(f"{name}: {inputs} inputs with activation {activation}; expected "
                            f"{INPUTS} inputs and SCReLU ({ACTIVATION_SCRELU})")
     if not 1 <= hidden <= MAX_HIDDEN:
         raise NetworkError(f"{name}: hidden size {hidden} outside 1..{MAX_HIDDEN}")
-    expected = _payload_bytes(hidden)
+    expected = _payload_bytes(hidden, buckets)
     if payload_size != expected:
         raise NetworkError(f"{name}: header says {payload_size} payload bytes; a net with "
-                           f"{hidden} hidden units has {expected}")
+                           f"{hidden} hidden units and {buckets} output bucket(s) has {expected}")
     payload = data[HEADER_BYTES:]
     if len(payload) != expected:
         what = "truncated" if len(payload) < expected else "too long"
@@ -130,11 +159,11 @@ def parse_network(data: bytes, name: str = "network") -> NnueNetwork:
                            f"{crc:08x}): the file is corrupted")
     a = 2 * INPUTS * hidden
     b = a + 2 * hidden
-    c = b + 4 * hidden
-    (output_bias,) = struct.unpack_from("<i", payload, c)
+    c = b + buckets * 4 * hidden
+    biases = list(struct.unpack_from(f"<{buckets}i", payload, c))
     try:
         return NnueNetwork(hidden, qa, qb, scale, payload[:a], payload[a:b], payload[b:c],
-                           output_bias)
+                           biases[0] if buckets == 1 else biases)
     except ValueError as error:
         raise NetworkError(f"{name}: {error}") from None
 
@@ -203,14 +232,22 @@ def read_network(path) -> NnueNetwork:
 
 
 def network_bytes(hidden: int, feature_weights: bytes, feature_bias: bytes,
-                  output_weights: bytes, output_bias: int, qa: int = QA, qb: int = QB,
+                  output_weights: bytes, output_bias, qa: int = QA, qb: int = QB,
                   scale: int = SCALE) -> bytes:
-    """A whole network file from the little-endian integer arrays."""
-    payload = feature_weights + feature_bias + output_weights + struct.pack("<i", output_bias)
-    if len(payload) != _payload_bytes(hidden):
+    """A whole network file from the little-endian integer arrays; `output_bias` one int, or a
+    list of one per output bucket (version 2 when more than one)."""
+    biases = [output_bias] if isinstance(output_bias, int) else [int(b) for b in output_bias]
+    buckets = len(biases)
+    if not 1 <= buckets <= MAX_BUCKETS:
+        raise NetworkError(f"{buckets} output buckets outside 1..{MAX_BUCKETS}")
+    payload = (feature_weights + feature_bias + output_weights
+               + struct.pack(f"<{buckets}i", *biases))
+    if len(payload) != _payload_bytes(hidden, buckets):
         raise NetworkError(f"the arrays hold {len(payload)} bytes, a net with {hidden} hidden "
-                           f"units {_payload_bytes(hidden)}")
-    header = HEADER.pack(MAGIC, VERSION, INPUTS, hidden, ACTIVATION_SCRELU, qa, qb, scale, 0,
+                           f"units and {buckets} output bucket(s) "
+                           f"{_payload_bytes(hidden, buckets)}")
+    version, field = (VERSION, 0) if buckets == 1 else (VERSION_BUCKETS, buckets)
+    header = HEADER.pack(MAGIC, version, INPUTS, hidden, ACTIVATION_SCRELU, qa, qb, scale, field,
                          len(payload), zlib.crc32(payload))
     return header + payload
 
@@ -226,15 +263,38 @@ def write_network(path, data: bytes) -> None:
 # ---------------------------------------------------------------------------------------------
 # Float weights (numpy): quantising, and a float forward pass for checks
 
+def output_layers(weights: Dict[str, "object"]):
+    """(w2, b2) of float weights as arrays [B, 2H] and [B], whether the weights have one output
+    layer (w2 [2H], b2 a number) or B buckets."""
+    import numpy as np
+
+    w2 = np.asarray(weights["w2"], dtype=np.float64)
+    b2 = np.asarray(weights["b2"], dtype=np.float64)
+    if w2.ndim == 1:
+        return w2[None, :], b2.reshape(1)
+    if b2.shape != (w2.shape[0],):
+        raise NetworkError(f"b2 must hold one bias per output bucket ({w2.shape[0]}), not "
+                           f"shape {list(b2.shape)}")
+    return w2, b2
+
+
+def _active_counts(us):
+    """Pieces on the board of each row of active inputs (INPUTS pads a row)."""
+    import numpy as np
+
+    return (np.asarray(us) != INPUTS).sum(axis=1)
+
+
 def quantise(weights: Dict[str, "object"], calibration=None, scale: int = SCALE) -> bytes:
     """The network file of float weights (numpy arrays: w1 [768, H], b1 [H], w2 [2H], b2
-    scalar), rounded to the integers of the module docstring, with `scale` centipawns per unit
-    of output in its header (see fit_output_scale).
+    scalar, or w2 [B, 2H] and b2 [B] for B output buckets), rounded to the integers of the
+    module docstring, with `scale` centipawns per unit of output in its header (see
+    fit_output_scale).
 
     `calibration`, when given, starts with a pair of int arrays (us, them) [N, S] of active
-    inputs per position (the side to move's first; INPUTS pads a row): the output bias is then corrected
-    by the mean difference between the rounded and the float network's outputs over those
-    positions.  The rounding errors of the 2H output weights (a step of 1/QB each) do not
+    inputs per position (the side to move's first; INPUTS pads a row): each output bias is then
+    corrected by the mean difference between the rounded and the float network's outputs over
+    those positions of its bucket.  The rounding errors of the 2H output weights (a step of 1/QB each) do not
     cancel: summed over the units a position activates they can shift every evaluation by tens
     of centipawns the same way, and this takes the shift out (post-training bias correction)."""
     import numpy as np
@@ -247,17 +307,26 @@ def quantise(weights: Dict[str, "object"], calibration=None, scale: int = SCALE)
     def ints(values, factor, low, high):
         return np.clip(np.round(np.asarray(values, dtype=np.float64) * factor), low, high)
 
+    w2, b2 = output_layers(weights)
+    buckets = len(b2)
+    if not 1 <= buckets <= MAX_BUCKETS or w2.shape[1] != 2 * hidden:
+        raise NetworkError(f"w2 must be [2H] or [B, 2H] with B in 1..{MAX_BUCKETS}, not "
+                           f"{list(w2.shape)}")
     fw = ints(w1, QA, -32768, 32767).astype("<i2")
     fb = ints(weights["b1"], QA, -32768, 32767).astype("<i2")
-    ow = ints(weights["w2"], QB, -128, 127).astype("<i2")
-    b2 = float(weights["b2"])
+    ow = ints(w2, QB, -128, 127).astype("<i2")
+    b2 = b2.copy()
     if calibration is not None:
-        rounded = {"w1": fw / QA, "b1": fb / QA, "w2": ow / QB, "b2": b2}
+        rounded = {"w1": fw / QA, "b1": fb / QA, "w2": ow / QB, "b2": b2.copy()}
         us, them = calibration[0], calibration[1]
-        shift = np.mean(float_outputs(rounded, us, them) - float_outputs(weights, us, them))
-        b2 -= shift / SCALE
-    ob = int(ints(b2, QA * QB, -2 ** 31, 2 ** 31 - 1))
-    return network_bytes(hidden, fw.tobytes(), fb.tobytes(), ow.tobytes(), ob, scale=scale)
+        difference = float_outputs(rounded, us, them) - float_outputs(weights, us, them)
+        bucket = bucket_of(_active_counts(us), buckets)
+        for k in range(buckets):
+            if np.any(bucket == k):
+                b2[k] -= np.mean(difference[bucket == k]) / SCALE
+    ob = [int(v) for v in ints(b2, QA * QB, -2 ** 31, 2 ** 31 - 1)]
+    return network_bytes(hidden, fw.tobytes(), fb.tobytes(), ow.tobytes(),
+                         ob[0] if buckets == 1 else ob, scale=scale)
 
 
 # Positions whose search score or float evaluation is beyond this do not steer the scale fit
@@ -295,29 +364,36 @@ def float_outputs(weights: Dict[str, "object"], us, them, chunk: int = 4096,
     hidden = w1.shape[1]
     w1 = np.vstack([w1, np.zeros((1, hidden))])
     b1 = np.asarray(weights["b1"], dtype=np.float64)
-    w2 = np.asarray(weights["w2"], dtype=np.float64)
+    w2, b2 = output_layers(weights)
     us, them = np.asarray(us, dtype=np.int64), np.asarray(them, dtype=np.int64)
+    bucket = bucket_of(_active_counts(us), len(b2))
     out = np.empty(len(us))
     for start in range(0, len(us), chunk):
         a = np.clip(b1 + w1[us[start:start + chunk]].sum(axis=1), 0.0, 1.0) ** 2
         b = np.clip(b1 + w1[them[start:start + chunk]].sum(axis=1), 0.0, 1.0) ** 2
-        out[start:start + chunk] = a @ w2[:hidden] + b @ w2[hidden:]
-    return (out + float(weights["b2"])) * scale
+        layer = w2[bucket[start:start + chunk]]
+        out[start:start + chunk] = ((a * layer[:, :hidden]).sum(axis=1)
+                                    + (b * layer[:, hidden:]).sum(axis=1))
+    return (out + b2[bucket]) * scale
 
 
 def dequantise(data: bytes) -> Dict[str, "object"]:
     """The float weights a network file stands for (after checking it as parse_network does)."""
     import numpy as np
 
-    parse_network(data)
+    buckets = parse_network(data).buckets
     hidden = HEADER.unpack_from(data)[3]
     payload = data[HEADER_BYTES:]
     a = 2 * INPUTS * hidden
     fw = np.frombuffer(payload, "<i2", INPUTS * hidden).reshape(INPUTS, hidden)
     fb = np.frombuffer(payload, "<i2", hidden, a)
-    ow = np.frombuffer(payload, "<i2", 2 * hidden, a + 2 * hidden)
-    (ob,) = struct.unpack_from("<i", payload, a + 6 * hidden)
-    return {"w1": fw / QA, "b1": fb / QA, "w2": ow / QB, "b2": ob / (QA * QB)}
+    ow = np.frombuffer(payload, "<i2", buckets * 2 * hidden, a + 2 * hidden)
+    ob = np.array(struct.unpack_from(f"<{buckets}i", payload, a + 2 * hidden + buckets * 4 * hidden),
+                  dtype=np.float64)
+    if buckets == 1:
+        return {"w1": fw / QA, "b1": fb / QA, "w2": ow / QB, "b2": float(ob[0]) / (QA * QB)}
+    return {"w1": fw / QA, "b1": fb / QA, "w2": ow.reshape(buckets, 2 * hidden) / QB,
+            "b2": ob / (QA * QB)}
 
 
 def board_features(board) -> Tuple[List[int], List[int]]:
@@ -345,14 +421,15 @@ def float_output(weights: Dict[str, "object"], us: List[int], them: List[int],
                  scale: float = SCALE) -> float:
     """The float network's output in centipawns for the active inputs of each perspective,
     `scale` centipawns per unit (the trainer's SCALE; a network file's header may say
-    another, see fit_output_scale)."""
+    another, see fit_output_scale); the output layer of the bucket of len(us) pieces."""
     import numpy as np
 
     w1 = np.asarray(weights["w1"], dtype=np.float64)
     b1 = np.asarray(weights["b1"], dtype=np.float64)
-    w2 = np.asarray(weights["w2"], dtype=np.float64)
+    w2, b2 = output_layers(weights)
+    k = bucket_of(len(us), len(b2))
     hidden = w1.shape[1]
     a = np.clip(b1 + w1[us].sum(axis=0), 0.0, 1.0) ** 2
     b = np.clip(b1 + w1[them].sum(axis=0), 0.0, 1.0) ** 2
-    out = a @ w2[:hidden] + b @ w2[hidden:] + float(weights["b2"])
+    out = a @ w2[k, :hidden] + b @ w2[k, hidden:] + b2[k]
     return out * scale

@@ -1,6 +1,6 @@
 # Type stub of the Cython core (scacco.ext._core) for type checkers and editors.
 # tests/test_package.py checks that it names exactly what the compiled module defines.
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 FILE_NAMES: str
 PIECE_LETTERS: str
@@ -45,9 +45,12 @@ class NnueNetwork:
     read and checked by engine.nnue."""
 
     def __init__(self, hidden: int, qa: int, qb: int, scale: int, feature_weights: bytes,
-                 feature_bias: bytes, output_weights: bytes, output_bias: int) -> None: ...
+                 feature_bias: bytes, output_weights: bytes,
+                 output_bias: Union[int, Sequence[int]]) -> None: ...
     @property
     def hidden(self) -> int: ...
+    @property
+    def buckets(self) -> int: ...
     @property
     def constants(self) -> Tuple[int, int, int]: ...
 

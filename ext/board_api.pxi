@@ -250,7 +250,7 @@ cdef class CoreBoard:
         if a == NULL:
             raise MemoryError()
         nnue_refresh(&network.net, &self.pos, a)
-        output = nnue_output(&network.net, a, self.pos.side)
+        output = nnue_output(&network.net, a, self.pos.side, nnue_bucket(&network.net, &self.pos))
         score = nnue_evaluate_with(&self.pos, &network.net, a)
         free(a)
         return score, output

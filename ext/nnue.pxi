@@ -4,8 +4,10 @@
 # Inputs: one per (perspective, piece of ours or theirs, type, square), the square seen from the
 # perspective (flipped vertically for black), 768 per perspective.  The first layer turns the
 # pieces into an accumulator of H int16 per perspective; the side to move's half goes first into
-# the output layer, after SCReLU (clamp to 0..QA, then squared).  The file format and the
-# trainer are in engine/nnue.py and engine/training/nnue_train.py.
+# the output layer, after SCReLU (clamp to 0..QA, then squared).  The output layer may come in
+# B buckets chosen by the number of pieces on the board (see nnue_bucket): one set of output
+# weights and bias per bucket.  The file format and the trainer are in engine/nnue.py and
+# engine/training/nnue_train.py.
 #
 # A position that evaluates with the network carries an NnueStack (Position.nnue): one
 # accumulator per StateInfo, at the same index, so unmake has nothing to do and helper threads
@@ -22,16 +24,20 @@ cdef enum:
     # SCReLU products summed per perspective in int32 stay exact for H <= 256 and output
     # weights in -128..127 (256 * 255 * 255 * 128 < 2^31), so the loader refuses larger nets.
     NNUE_MAX_HIDDEN = 256
+    # Output buckets by piece count: at most this many.
+    NNUE_MAX_BUCKETS = 8
 
 ctypedef struct NnueNet:
     int hidden
     int qa                       # activation clamp and first-layer scale
     int qb                       # output-layer scale
     int scale                    # centipawns per unit of the float output
+    int buckets                  # output buckets (1: a single output layer)
+    int bucket_divisor           # 32 // buckets: how many piece counts share a bucket
     int16_t* feature_weights     # [NNUE_INPUTS][hidden]
     int16_t* feature_bias        # [hidden]
-    int16_t* output_weights      # [2][hidden]: the side to move's half, then the other's
-    int32_t output_bias          # in units of 1 / (qa * qb)
+    int16_t* output_weights      # [buckets][2][hidden]: the side to move's half, then the other's
+    int32_t output_bias[NNUE_MAX_BUCKETS]   # by bucket, in units of 1 / (qa * qb)
 
 ctypedef struct Accumulator:
     int16_t values[2][NNUE_MAX_HIDDEN]   # by perspective (white, black)
@@ -235,12 +241,22 @@ cdef inline int32_t nnue_screlu_dot(const int16_t* x, const int16_t* w, int n, i
         total += <int32_t>cw * <int32_t>c
     return total
 
-# The network's output in centipawns, side to move's view, from a valid accumulator.
-cdef inline int nnue_output(NnueNet* net, Accumulator* a, int side) noexcept nogil:
+# The output bucket of a position: its pieces (kings included) less two, bucket_divisor piece
+# counts to a bucket, the last bucket taking what is left over (engine/nnue.py's bucket_of).
+cdef inline int nnue_bucket(NnueNet* net, Position* p) noexcept nogil:
+    cdef int b = (popcount(p.by_type[ALL_PIECES]) - 2) // net.bucket_divisor
+    if b < 0:
+        return 0
+    return b if b < net.buckets else net.buckets - 1
+
+# The network's output in centipawns, side to move's view, from a valid accumulator, with the
+# output layer of `bucket`.
+cdef inline int nnue_output(NnueNet* net, Accumulator* a, int side, int bucket) noexcept nogil:
     cdef int n = net.hidden
-    cdef int64_t total = (<int64_t>nnue_screlu_dot(a.values[side], net.output_weights, n, <int16_t>net.qa)
-                          + nnue_screlu_dot(a.values[side ^ 1], net.output_weights + n, n, <int16_t>net.qa))
-    return <int>((total / net.qa + net.output_bias) * net.scale / (net.qa * net.qb))
+    cdef const int16_t* w = net.output_weights + bucket * 2 * n
+    cdef int64_t total = (<int64_t>nnue_screlu_dot(a.values[side], w, n, <int16_t>net.qa)
+                          + nnue_screlu_dot(a.values[side ^ 1], w + n, n, <int16_t>net.qa))
+    return <int>((total / net.qa + net.output_bias[bucket]) * net.scale / (net.qa * net.qb))
 
 # The static evaluation with the network, from accumulator `a` of the current position
 # (refreshed when not valid); the same draw rule and limits as the classical one.
@@ -250,7 +266,7 @@ cdef inline int nnue_evaluate_with(Position* p, NnueNet* net, Accumulator* a) no
         return 0
     if a.key != p.st.key:
         nnue_refresh(net, p, a)
-    score = nnue_output(net, a, p.side)
+    score = nnue_output(net, a, p.side, nnue_bucket(net, p))
     if score > EVAL_LIMIT:
         return EVAL_LIMIT
     if score < -EVAL_LIMIT:

@@ -8,19 +8,27 @@ cdef class NnueNetwork:
     cdef NnueNet net
 
     def __cinit__(self, int hidden, int qa, int qb, int scale, feature_weights, feature_bias,
-                  output_weights, long output_bias):
+                  output_weights, output_bias):
+        """output_bias: one int, or one per output bucket (the output weights then hold
+        one [2][hidden] layer per bucket)."""
         import sys
         from array import array
+        cdef int buckets, i
+        biases = [output_bias] if isinstance(output_bias, int) else list(output_bias)
+        buckets = len(biases)
         if not 1 <= hidden <= NNUE_MAX_HIDDEN:
             raise ValueError(f"hidden size must be in 1..{NNUE_MAX_HIDDEN}, not {hidden}")
+        if not 1 <= buckets <= NNUE_MAX_BUCKETS:
+            raise ValueError(f"output buckets must be in 1..{NNUE_MAX_BUCKETS}, not {buckets}")
         if not 1 <= qa <= 255 or not 1 <= qb <= 32767 or not 1 <= scale <= 100000:
             raise ValueError(f"quantisation constants out of range: QA {qa}, QB {qb}, scale {scale}")
-        if not -2 ** 31 <= output_bias < 2 ** 31:
-            raise ValueError(f"output bias {output_bias} does not fit 32 bits")
+        for bias in biases:
+            if not isinstance(bias, int) or not -2 ** 31 <= bias < 2 ** 31:
+                raise ValueError(f"output bias {bias} does not fit 32 bits")
         arrays = []
         for name, data, count in (("feature weights", feature_weights, NNUE_INPUTS * hidden),
                                   ("feature bias", feature_bias, hidden),
-                                  ("output weights", output_weights, 2 * hidden)):
+                                  ("output weights", output_weights, buckets * 2 * hidden)):
             values = array("h")
             if len(data) != 2 * count:
                 raise ValueError(f"{name}: {len(data)} bytes where {2 * count} were expected")
@@ -34,10 +42,13 @@ cdef class NnueNetwork:
         self.net.qa = qa
         self.net.qb = qb
         self.net.scale = scale
-        self.net.output_bias = <int32_t>output_bias
+        self.net.buckets = buckets
+        self.net.bucket_divisor = 32 // buckets
+        for i in range(NNUE_MAX_BUCKETS):
+            self.net.output_bias[i] = <int32_t>biases[i] if i < buckets else 0
         self.net.feature_weights = <int16_t*>malloc(NNUE_INPUTS * hidden * sizeof(int16_t))
         self.net.feature_bias = <int16_t*>malloc(hidden * sizeof(int16_t))
-        self.net.output_weights = <int16_t*>malloc(2 * hidden * sizeof(int16_t))
+        self.net.output_weights = <int16_t*>malloc(buckets * 2 * hidden * sizeof(int16_t))
         if (self.net.feature_weights == NULL or self.net.feature_bias == NULL
                 or self.net.output_weights == NULL):
             raise MemoryError()
@@ -53,6 +64,11 @@ cdef class NnueNetwork:
     @property
     def hidden(self):
         return self.net.hidden
+
+    @property
+    def buckets(self):
+        """The number of output buckets (by piece count; 1: a single output layer)."""
+        return self.net.buckets
 
     @property
     def constants(self):

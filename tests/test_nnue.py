@@ -260,6 +260,77 @@ def test_batched_float_outputs_equal_the_single_forward_pass(weights):
                                       abs=1e-6)
 
 
+# ---------------------------------------------------------------------------------------------
+# Output buckets by piece count
+
+
+def fen_pieces(fen):
+    """The pieces on the board of a FEN, kings included, counted from its placement field."""
+    return sum(ch.isalpha() for ch in fen.split()[0])
+
+
+def bucketed_weights(buckets, hidden=64, seed=4):
+    """Random float weights with `buckets` output layers of their own."""
+    rng = np.random.default_rng(seed)
+    weights = random_weights(hidden, seed)
+    weights["w2"] = np.clip(rng.normal(0.0, 0.3, (buckets, 2 * hidden)),
+                            -nnue.OUTPUT_WEIGHT_LIMIT, nnue.OUTPUT_WEIGHT_LIMIT)
+    weights["b2"] = rng.normal(0.0, 0.1, buckets)
+    return weights
+
+
+def test_output_buckets_choose_the_layer_of_the_piece_count():
+    """Eight layers that differ only by their bias, a quarter of a unit (100 cp at scale
+    400) apart: on every suite position the integer output exceeds the one-layer net's by
+    100 cp times the bucket, (pieces - 2) // 4 capped at 7 (bullet's material-count buckets),
+    the pieces counted from the FEN."""
+    base = random_weights(hidden=64, seed=2)
+    single = nnue.parse_network(nnue.quantise(base))
+    layered = dict(base, w2=np.tile(base["w2"], (8, 1)), b2=base["b2"] + 0.25 * np.arange(8))
+    bucketed = nnue.parse_network(nnue.quantise(layered))
+    assert (single.buckets, bucketed.buckets) == (1, 8)
+    seen = set()
+    for board in suite_boards():
+        bucket = min((fen_pieces(board.fen()) - 2) // 4, 7)
+        seen.add(bucket)
+        _, one = board.network_evaluation(single)
+        _, many = board.network_evaluation(bucketed)
+        assert abs(many - one - 100 * bucket) <= 1, board.fen()
+    assert len(seen) >= 4        # the suite reaches several buckets, not only the full board
+
+
+@pytest.mark.parametrize("buckets", [2, 5, 8])
+def test_bucketed_net_agrees_with_its_float_weights(buckets):
+    weights = bucketed_weights(buckets)
+    network = nnue.parse_network(nnue.quantise(weights))
+    assert network.buckets == buckets
+    assert_agrees_with_floats(network, weights)
+    boards = suite_boards()[:60]
+    batched = nnue.float_outputs(weights, *padded_features(boards), chunk=7)
+    for board, value in zip(boards, batched):
+        assert value == pytest.approx(nnue.float_output(weights, *nnue.board_features(board)),
+                                      abs=1e-6)
+
+
+def test_bucketed_files_are_version_2_and_read_back_as_they_were_written(net_bytes):
+    assert nnue.HEADER.unpack_from(net_bytes)[1] == 1          # one layer: version 1
+    assert nnue.HEADER.unpack_from(net_bytes)[8] == 0
+    data = nnue.quantise(bucketed_weights(8))
+    header = nnue.HEADER.unpack_from(data)
+    assert (header[1], header[8]) == (2, 8)
+    again = nnue.dequantise(data)
+    assert again["w2"].shape == (8, 128) and again["b2"].shape == (8,)
+    assert nnue.quantise(again) == data
+    # the layout of engine/nnue.py's docstring: int16 [768][64], [64], [8][2][64], int32 [8]
+    assert len(data) == 32 + 2 * (768 * 64 + 64 + 8 * 2 * 64) + 4 * 8
+    cases = {"one bucket in version 2": (with_header(data, version=2, reserved=1), "output buckets"),
+             "nine buckets": (with_header(data, reserved=9), "output buckets"),
+             "version 1 with buckets": (with_header(data, version=1), "reserved field")}
+    for name, (bad, reason) in cases.items():
+        with pytest.raises(nnue.NetworkError, match=reason):
+            nnue.parse_network(bad, "test.nnue")
+
+
 def test_bias_correction_takes_out_a_systematic_rounding_shift(weights):
     """Output weights 0.45 of a step above a multiple of 1/QB all round down, so every position
     comes out lower by the sum of its activations times 0.45/QB.  Corrected on the positions,
@@ -540,6 +611,35 @@ def test_trainer_goes_on_from_the_float_weights_of_an_earlier_run(tmp_path):
     with pytest.raises(DatagenError, match="hidden units"):
         train([str(data)], str(tmp_path / "other.nnue"), seed=3, hidden=8, epochs=1, batch=64,
               init=str(first) + ".npz", stream=io.StringIO())
+
+
+def test_trainer_learns_output_buckets_that_the_engine_reads(tmp_path):
+    """--output-buckets 4: the exported net has four layers; the engine's integer output agrees
+    with the float weights the trainer saved beside it; a run from them (--init, learning rate
+    0) gives the same file, and weights of another bucket count are refused."""
+    require_torch()
+    from scacco.engine.training.datagen import DatagenError
+    from scacco.engine.training.nnue_train import train
+    import io
+
+    data = tmp_path / "d.bin"
+    self_play_data(data, 3, seed=6, chess960_share=0.0)
+    out = tmp_path / "b.nnue"
+    train([str(data)], str(out), seed=3, hidden=16, buckets=4, epochs=1, batch=64,
+          stream=io.StringIO())
+    network = nnue.read_network(out)
+    assert (network.hidden, network.buckets) == (16, 4)
+    with np.load(str(out) + ".npz") as saved:
+        weights = {key: saved[key] for key in ("w1", "b1", "w2", "b2")}
+    assert weights["w2"].shape == (4, 32) and weights["b2"].shape == (4,)
+    assert_agrees_with_floats(network, weights)
+    again = tmp_path / "again.nnue"
+    train([str(data)], str(again), seed=4, hidden=16, buckets=4, epochs=1, batch=64, lr=0.0,
+          init=str(out) + ".npz", stream=io.StringIO())
+    assert again.read_bytes() == out.read_bytes()
+    with pytest.raises(DatagenError, match="output bucket"):
+        train([str(data)], str(tmp_path / "other.nnue"), seed=3, hidden=16, buckets=2,
+              epochs=1, batch=64, init=str(out) + ".npz", stream=io.StringIO())
 
 
 def test_score_factors_scale_a_files_scores_as_its_own_reader_reads_them(tmp_path):

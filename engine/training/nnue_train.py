@@ -7,7 +7,9 @@ work).  PyTorch is a development extra
 (`pip install -e '.[train]'`); the engine never needs it.
 
 The network is the one of engine/nnue.py: 768 inputs per perspective -> H (SCReLU) each ->
-both halves, side to move's first -> one output y, in units of `scale` centipawns.  The loss is
+both halves, side to move's first -> one output y, in units of `scale` centipawns, from one
+output layer or (--output-buckets B) from the layer of the position's bucket by piece count
+(nnue.bucket_of).  The loss is
 the mean squared error between sigmoid(y) and the target
 
     lambda * sigmoid(score / scale) + (1 - lambda) * (result + 1) / 2
@@ -119,16 +121,18 @@ def _mirrored(features):
     return np.where(features == PAD, PAD, features ^ 7).astype(features.dtype)
 
 
-def build_model(hidden: int):
+def build_model(hidden: int, buckets: int = 1):
     import torch
     from torch import nn
+
+    divisor = 32 // buckets
 
     class Network(nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.features = nn.EmbeddingBag(INPUTS + 1, hidden, mode="sum", padding_idx=PAD)
             self.feature_bias = nn.Parameter(torch.zeros(hidden))
-            self.output = nn.Linear(2 * hidden, 1)
+            self.output = nn.Linear(2 * hidden, buckets)
             with torch.no_grad():
                 self.features.weight.normal_(0.0, 0.05)
                 self.features.weight[PAD].zero_()
@@ -139,20 +143,32 @@ def build_model(hidden: int):
         def forward(self, us, them):
             a = torch.clamp(self.features(us) + self.feature_bias, 0.0, 1.0) ** 2
             b = torch.clamp(self.features(them) + self.feature_bias, 0.0, 1.0) ** 2
-            return self.output(torch.cat([a, b], dim=1)).squeeze(1)
+            out = self.output(torch.cat([a, b], dim=1))
+            if buckets == 1:
+                return out.squeeze(1)
+            # the layer of each position's bucket (nnue.bucket_of on its count of pieces)
+            pieces = (us != PAD).sum(dim=1)
+            bucket = torch.clamp(torch.clamp(pieces - 2, min=0) // divisor, max=buckets - 1)
+            return out.gather(1, bucket.unsqueeze(1)).squeeze(1)
 
         def float_weights(self):
-            return {"w1": self.features.weight[:INPUTS].detach().double().numpy().copy(),
-                    "b1": self.feature_bias.detach().double().numpy().copy(),
-                    "w2": self.output.weight[0].detach().double().numpy().copy(),
-                    "b2": float(self.output.bias.detach()[0])}
+            weights = {"w1": self.features.weight[:INPUTS].detach().double().numpy().copy(),
+                       "b1": self.feature_bias.detach().double().numpy().copy()}
+            if buckets == 1:
+                weights["w2"] = self.output.weight[0].detach().double().numpy().copy()
+                weights["b2"] = float(self.output.bias.detach()[0])
+            else:
+                weights["w2"] = self.output.weight.detach().double().numpy().copy()
+                weights["b2"] = self.output.bias.detach().double().numpy().copy()
+            return weights
 
     return Network()
 
 
-def load_float_weights(model, path: str, hidden: int) -> None:
+def load_float_weights(model, path: str, hidden: int, buckets: int = 1) -> None:
     """Set the model's weights from an OUT.npz the trainer wrote (w1, b1, w2, b2).
-    :raises DatagenError: a file that is not such weights, or of another hidden size."""
+    :raises DatagenError: a file that is not such weights, or of another hidden size or
+    number of output buckets."""
     import numpy as np
     import torch
 
@@ -162,18 +178,21 @@ def load_float_weights(model, path: str, hidden: int) -> None:
     except (OSError, ValueError, KeyError) as error:
         raise DatagenError(f"{path}: not the float weights of a network ({error})") from None
     shapes = {"w1": (INPUTS, hidden), "b1": (hidden,), "w2": (2 * hidden,), "b2": ()}
+    if buckets > 1:
+        shapes.update(w2=(buckets, 2 * hidden), b2=(buckets,))
     for key, shape in shapes.items():
         if weights[key].shape != shape:
             raise DatagenError(f"{path}: {key} has shape {weights[key].shape}, a net of "
-                               f"{hidden} hidden units needs {shape}")
+                               f"{hidden} hidden units and {buckets} output bucket(s) needs "
+                               f"{shape}")
         if not np.all(np.isfinite(weights[key])):
             raise DatagenError(f"{path}: {key} holds values that are not finite")
     with torch.no_grad():
         model.features.weight[:INPUTS] = torch.from_numpy(weights["w1"]).float()
         model.features.weight[PAD].zero_()
         model.feature_bias.copy_(torch.from_numpy(weights["b1"]).float())
-        model.output.weight[0] = torch.from_numpy(weights["w2"]).float()
-        model.output.bias.fill_(float(weights["b2"]))
+        model.output.weight.copy_(torch.from_numpy(weights["w2"].reshape(buckets, 2 * hidden)).float())
+        model.output.bias.copy_(torch.from_numpy(weights["b2"].reshape(buckets)).float())
 
 
 def _loss(model, us, them, score, result, lam: float, scale: float):
@@ -198,7 +217,7 @@ def _evaluate(model, data, lam, scale, batch) -> float:
     return total / count
 
 
-def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
+def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128, buckets: int = 1,
           epochs: int = 20, batch: int = 16384, lr: float = 1e-3, lam: float = 0.75,
           scale: float = SCALE, checkpoint: Optional[str] = None, threads: int = 1,
           weight_decay: float = 0.0, mirror: bool = False, init: Optional[str] = None,
@@ -225,7 +244,8 @@ def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
     if len(train_idx) == 0:
         raise DatagenError("no training positions in the data")
     print(f"{len(train_idx)} training and {len(val_idx)} validation positions "
-          f"(|score| <= {MAX_SCORE}); hidden {hidden}, {epochs} epochs of batch {batch}, "
+          f"(|score| <= {MAX_SCORE}); hidden {hidden}, "
+          f"{f'{buckets} output buckets, ' if buckets > 1 else ''}{epochs} epochs of batch {batch}, "
           f"lr {lr}, weight decay {weight_decay}, lambda {lam}, scale {scale}, "
           f"{'mirrored copies, ' if mirror else ''}seed {seed}"
           f"{f', from the weights of {init}' if init else ''}", file=stream)
@@ -238,15 +258,17 @@ def train(paths: Sequence[str], out: str, *, seed: int = 1, hidden: int = 128,
 
     train_data, val_data = tensors(train_idx), tensors(val_idx)
     calibration = _calibration(us, them, score, val_idx)
-    model = build_model(hidden)
+    model = build_model(hidden, buckets)
     if init is not None:
-        load_float_weights(model, init, hidden)
+        load_float_weights(model, init, hidden, buckets)
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     checkpoint = checkpoint or out + ".ckpt"
     settings = dict(paths=[os.path.abspath(p) for p in paths], positions=len(score), seed=seed,
                     hidden=hidden, epochs=epochs, batch=batch, lr=lr, lam=lam, scale=scale,
                     weight_decay=weight_decay, mirror=mirror,
                     init=None if init is None else os.path.abspath(init))
+    if buckets > 1:
+        settings["buckets"] = buckets        # absent for one output layer, as older runs have it
     if score_factors:
         settings["score_factors"] = {os.path.abspath(p): f for p, f in score_factors.items()}
     history: List[dict] = []
@@ -348,7 +370,7 @@ def export_checkpoint(checkpoint: str, out: str, paths: Sequence[str] = (),
     state = torch.load(checkpoint, weights_only=False)
     if state.get("best") is None:
         raise DatagenError(f"{checkpoint} holds no finished epoch")
-    model = build_model(state["settings"]["hidden"])
+    model = build_model(state["settings"]["hidden"], state["settings"].get("buckets", 1))
     for entry in state["history"]:
         print(f"epoch {entry['epoch']}: train loss {entry['train']:.6f}, validation loss "
               f"{entry['validation']:.6f}", file=stream)

@@ -72,6 +72,9 @@ def train(argv) -> int:
     p.add_argument("--out", required=True, help="the network file to write (and OUT.npz)")
     p.add_argument("--seed", type=int, default=1)
     p.bounded("--hidden", low=1, high=256, default=128, help="units per perspective (1..256)")
+    p.bounded("--output-buckets", low=1, high=8, default=1,
+              help="output layers chosen by the number of pieces on the board (1..8, default "
+                   "1: a single output layer)")
     p.bounded("--epochs", low=1, high=100_000, default=20)
     p.bounded("--batch", low=1, high=10 ** 7, default=16384)
     p.add_argument("--lr", type=float, default=1e-3)
@@ -82,7 +85,7 @@ def train(argv) -> int:
                    help="train on each position and its file-mirrored copy as well")
     p.add_argument("--init", metavar="NET.npz",
                    help="start from these float weights (OUT.npz of an earlier run, the same "
-                        "--hidden) instead of random ones")
+                        "--hidden and --output-buckets) instead of random ones")
     p.add_argument("--checkpoint", help="checkpoint file (default OUT.ckpt)")
     p.bounded("--threads", low=1, high=1024, default=1, help="torch threads (default 1)")
     p.add_argument("--calibrate-scale", action="store_true",
@@ -128,6 +131,7 @@ def train(argv) -> int:
                               calibrate_scale=args.calibrate_scale)
             return EXIT_OK
         run_training(args.data, args.out, seed=args.seed, hidden=args.hidden,
+                     buckets=args.output_buckets,
                      epochs=args.epochs, batch=args.batch, lr=args.lr, lam=args.lam,
                      checkpoint=args.checkpoint, threads=args.threads,
                      weight_decay=args.weight_decay, mirror=args.mirror, init=args.init,
