@@ -1,12 +1,14 @@
-# Self-play for training data: a whole game in C without the GIL, a fixed node budget
+# Self-play for training data: a whole game in C without the GIL, a soft node budget
 # per move, the quiet positions packed into the 36-byte records that engine/training/datagen.py writes
 # (the layout is drawn there and in pack_record below).
 #
 # Each move is an ordinary iterative deepening of the existing search on a SearchCore's own
 # SearchData and table, with the routines the driver uses (search.pxi): setup_root_c and
 # begin_search_c start it, each iteration is search_iteration_c (one line in an aspiration
-# window), and the node limit ends the search; the best move of the last completed iteration
-# is played with its score.  Before each game the table is emptied and clear_histories_c
+# window).  No iteration starts once the move's search has spent its node budget (a soft limit:
+# the iteration that crosses it is finished, not thrown away), and DATAGEN_HARD_FACTOR times
+# the budget ends any search; the best move of the last completed iteration is played with its
+# score.  Before each game the table is emptied and clear_histories_c
 # forgets the histories and the pawn cache, so a game depends only on its start position and
 # the node budget, never on the games a process played before it: that is what makes an
 # interrupted run resumable bit for bit.
@@ -33,6 +35,8 @@ cdef enum:
     ADJ_DRAW_PLIES = 12
     ADJ_DRAW_START = 60
     DATAGEN_MAX_DEPTH = 100
+    # The hard node limit of a move's search, in units of its soft budget.
+    DATAGEN_HARD_FACTOR = 8
 
 # Record flags (byte 27).
 cdef enum:
@@ -92,14 +96,15 @@ cdef void pack_record(Position* p, uint8_t* r, int score, int ply, uint32_t game
     store_u16(r + 30, ply)
     store_u32(r + 32, game_index)
 
-# Iterative deepening to the node limit: the best move of the last completed iteration, its
-# score in *score (VALUE_NONE when not even the first iteration completed; the move is then the
-# first in the ordering, still legal).  sd.pos must have a legal move.
-cdef Move datagen_search(SearchData* sd, uint64_t node_limit, int* score) noexcept nogil:
+# Iterative deepening until an iteration ends with `budget` nodes or more spent (or the hard
+# limit, DATAGEN_HARD_FACTOR times that, cuts one short): the best move of the last completed
+# iteration, its score in *score (VALUE_NONE when not even the first iteration completed; the
+# move is then the first in the ordering, still legal).  sd.pos must have a legal move.
+cdef Move datagen_search(SearchData* sd, uint64_t budget, int* score) noexcept nogil:
     cdef int depth
     cdef Move best
     setup_root_c(sd, NULL, 0)
-    begin_search_c(sd, node_limit)
+    begin_search_c(sd, budget * DATAGEN_HARD_FACTOR)
     best = sd.root_moves[0].move
     score[0] = VALUE_NONE
     for depth in range(1, DATAGEN_MAX_DEPTH + 1):
@@ -107,6 +112,8 @@ cdef Move datagen_search(SearchData* sd, uint64_t node_limit, int* score) noexce
             break
         best = sd.root_moves[0].move
         score[0] = sd.root_moves[0].score
+        if sd.nodes >= budget:
+            break
     return best
 
 # The fresh state every game starts from: empty table, histories and pawn cache.

@@ -221,10 +221,10 @@ def join_file(header, games, tail=b""):
 def test_file_holds_the_games_records_and_end_marks_as_documented(whole, openings):
     data = whole.read_bytes()
     header, games, tail = split_file(data)
-    # the header: fields as documented, version 3, and the CRC-32 of its first 36 bytes
+    # the header: fields as documented, version 4, and the CRC-32 of its first 36 bytes
     magic, version, size, nodes, seed, plies, share, crc, network_crc, header_crc = \
         struct.unpack("<8sHHIQHHIII", header)
-    assert (magic, version, size, nodes, seed, plies, share) == (b"SCACCOTD", 3, 36, NODES, 11, 6, 2000)
+    assert (magic, version, size, nodes, seed, plies, share) == (b"SCACCOTD", 4, 36, NODES, 11, 6, 2000)
     assert crc == zlib.crc32(openings.read_bytes()) and network_crc == 0
     assert header_crc == zlib.crc32(header[:36])
     settings = read_settings(whole)
@@ -397,6 +397,29 @@ def version_2_copy(whole, path):
     return path
 
 
+def test_a_version_3_file_is_read_but_not_resumed(whole, tmp_path, openings):
+    """Version 3 (games to a hard node limit) has version 4's layout: read as it is, never
+    gone on with, left as it was."""
+    data = bytearray(whole.read_bytes())
+    struct.pack_into("<H", data, 8, 3)
+    struct.pack_into("<I", data, 36, zlib.crc32(bytes(data[:36])))
+    path = tmp_path / "v3.bin"
+    path.write_bytes(bytes(data))
+    assert list(read_positions(path)) == list(read_positions(whole))
+    with pytest.raises(DatagenError, match="format version 3.*hard node limit.*another file"):
+        make(path, 9, openings)
+    assert path.read_bytes() == bytes(data)
+
+
+def test_every_move_searches_at_least_its_soft_budget():
+    """The budget is soft: each move's search finishes the iteration that crosses it, so a
+    game searches at least budget x moves (a hard limit would stay at or below that), and at
+    most eight times as much (the hard cut)."""
+    game = play_game(0, chess.STARTING_FEN, False, 1, 0, NODES)
+    assert len(game.moves) > 10
+    assert NODES * len(game.moves) <= game.nodes <= 8 * NODES * len(game.moves)
+
+
 def test_a_version_2_file_is_read_but_not_resumed(whole, tmp_path, openings):
     path = version_2_copy(whole, tmp_path / "old.bin")
     before = path.read_bytes()
@@ -408,14 +431,14 @@ def test_a_version_2_file_is_read_but_not_resumed(whole, tmp_path, openings):
     assert path.read_bytes() == before
 
 
-@pytest.mark.parametrize("version", [1, 4, 9])
+@pytest.mark.parametrize("version", [1, 5, 9])
 def test_other_versions_are_refused_by_every_reader(whole, tmp_path, openings, version):
     data = bytearray(whole.read_bytes())
     struct.pack_into("<H", data, 8, version)
     struct.pack_into("<I", data, 36, zlib.crc32(bytes(data[:36])))
     path = tmp_path / "other.bin"
     path.write_bytes(bytes(data))
-    age = "newer" if version > 3 else "older"
+    age = "newer" if version > 4 else "older"
     for read in (read_settings, lambda f: list(read_positions(f)), lambda f: make(f, 9, openings)):
         with pytest.raises(DatagenError, match=f"{age} Scacco .format version {version}"):
             read(path)

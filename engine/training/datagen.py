@@ -2,20 +2,22 @@
 
 Each game starts from one of the shared openings, or with probability ``chess960_share`` from
 one of the 960 Chess960 starts, then plays ``random_plies`` uniformly random legal moves (fewer
-when the game ends by rule first), and then Scacco plays itself at a fixed node budget per move
+when the game ends by rule first), and then Scacco plays itself at a soft node budget per move
+(no iteration starts once the budget is spent, so the last one is never thrown away; 8 times
+the budget cuts any search)
 (ext/datagen.pxi: the whole game is a C loop without the GIL, with the adjudication rules and
 the quiet filter written there).  Everything about game i comes from (seed, i): the start, the
 random moves, and, because every game begins with an empty table and empty histories, the game
 itself.  So a run that is interrupted and started again writes exactly the file one
 uninterrupted run writes.
 
-File layout, format version 3 (little-endian).  A 40-byte header, then for each game its
+File layout, format version 4 (little-endian).  A 40-byte header, then for each game its
 36-byte records followed by one 36-byte end mark, nothing else::
 
     header   0  8 B  magic b"SCACCOTD"
              8  u16  format version (VERSION)
             10  u16  record size (RECORD_BYTES)
-            12  u32  nodes per move
+            12  u32  node budget per move (soft, see above; version 3: a hard limit)
             16  u64  seed
             24  u16  random plies
             26  u16  Chess960 share in units of 1/10000
@@ -53,9 +55,11 @@ played again; anything else that does not check out is refused with the byte off
 and the record where it stops, and the file is left as it was.  The header's settings must
 match on resume.
 
-Versions.  Version 2 (the same header with four zero bytes for its checksum, and records only,
-no end marks) is still read by read_positions and load_numpy but not resumed, since nothing in
-it can check a record; newer versions are refused.
+Versions.  Version 3 (the same layout, its games played to a hard node limit per move) and
+version 2 (the same header with four zero bytes for its checksum, and records only, no end
+marks) are still read by read_positions and load_numpy but not resumed: version 3's games
+cannot be played again as they were, and nothing in version 2 can check a record; newer
+versions are refused.
 
 Castling rights are not recorded (the network sees pieces only); decoded FENs say "-".
 """
@@ -88,9 +92,9 @@ __all__ = ["DatagenError", "DatagenInterrupted", "FileDamaged", "Settings", "Gam
            "DEFAULT_RANDOM_PLIES", "DEFAULT_CHESS960_SHARE"]
 
 MAGIC = b"SCACCOTD"
-VERSION = 3
+VERSION = 4
 # Versions read_positions and load_numpy read (only VERSION is resumed).
-READABLE_VERSIONS = (2, 3)
+READABLE_VERSIONS = (2, 3, 4)
 HEADER = struct.Struct("<8sHHIQHHIII")
 HEADER_BYTES = HEADER.size
 RECORD_BYTES = RECORD_BYTES_PY
@@ -410,7 +414,7 @@ class FileDamaged(DatagenError):
 
 
 class _Games:
-    """The whole games of a version-3 data file, checked against their end marks, read in
+    """The whole games of a data file of version 3 or 4, checked against their end marks, read in
     order in constant memory: iterate for (records, game index); afterwards `sound` is the
     byte offset where the last whole game ends, `last_game` its index (-1: none), and `tail`
     the (offset, record) pairs after it that no end mark closed, `tail_bytes` the bytes after
@@ -543,9 +547,11 @@ def open_output(path, settings: Settings, stream: IO[str]) -> Tuple[IO[bytes], i
         handle.seek(0)
         found, version = _read_header(handle, path)
         if version != VERSION:
-            raise DatagenError(f"{path} has format version {version}, whose records carry no "
-                               f"checksum to check a resume with: read it as it is (it stays "
-                               f"readable), and write new games to another file")
+            why = ("whose records carry no checksum to check a resume with" if version == 2 else
+                   "whose games were played to a hard node limit per move (this build plays to "
+                   "a soft one)")
+            raise DatagenError(f"{path} has format version {version}, {why}: read it as it is "
+                               f"(it stays readable), and write new games to another file")
         if found.header() != settings.header():
             raise DatagenError(f"{path} was made with other settings ({_describe(found)}); "
                                f"asked for {_describe(settings)}: use another file, or the "
@@ -765,7 +771,7 @@ def read_settings(path) -> Settings:
 
 
 def read_positions(path) -> Iterator[TrainingPosition]:
-    """Every record of a data file's whole games, decoded, streaming.  In a version-3 file each
+    """Every record of a data file's whole games, decoded, streaming.  In a file of version 3 or 4 each
     game is checked against its end mark before its records are given, and an unfinished
     game at the end (a file still being written, or killed) is left out; a version-2 file has
     every whole record given, unchecked.
@@ -790,7 +796,7 @@ def read_positions(path) -> Iterator[TrainingPosition]:
 def load_numpy(path):
     """The records of a data file's whole games as a numpy structured array (fields named as
     in the module docstring: occupancy, pieces, score, result, flags, halfmove, ep, ply, game),
-    for a trainer: in a version-3 file every game checked against its end mark, the end marks
+    for a trainer: in a file of version 3 or 4 every game checked against its end mark, the end marks
     and an unfinished game at the end left out; in a version-2 file every whole record.
     Needs numpy, which the engine itself does not.
 
