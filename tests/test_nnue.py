@@ -252,12 +252,16 @@ def padded_features(boards):
     return us, them
 
 
-def test_batched_float_outputs_equal_the_single_forward_pass(weights):
-    boards = suite_boards()[:100]
+def assert_batches_agree(weights, boards):
+    """float_outputs over the boards in odd-sized chunks equals float_output one by one."""
     batched = nnue.float_outputs(weights, *padded_features(boards), chunk=7)
     for board, value in zip(boards, batched):
         assert value == pytest.approx(nnue.float_output(weights, *nnue.board_features(board)),
                                       abs=1e-6)
+
+
+def test_batched_float_outputs_equal_the_single_forward_pass(weights):
+    assert_batches_agree(weights, suite_boards()[:100])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,11 +309,7 @@ def test_bucketed_net_agrees_with_its_float_weights(buckets):
     network = nnue.parse_network(nnue.quantise(weights))
     assert network.buckets == buckets
     assert_agrees_with_floats(network, weights)
-    boards = suite_boards()[:60]
-    batched = nnue.float_outputs(weights, *padded_features(boards), chunk=7)
-    for board, value in zip(boards, batched):
-        assert value == pytest.approx(nnue.float_output(weights, *nnue.board_features(board)),
-                                      abs=1e-6)
+    assert_batches_agree(weights, suite_boards()[:60])
 
 
 def test_bucketed_files_are_version_2_and_read_back_as_they_were_written(net_bytes):
