@@ -119,8 +119,8 @@ class WdlModel:
 
 # Fitted by bench/wdl_fit.py on Scacco's own games at 10+0.1 (the games, the fit and the
 # calibration table are in docs/results/analysis.md).
-WDL_MODEL = WdlModel(a=(334.393, -300.788, -92.511, 172.311),
-                     b=(60.506, -22.717, -38.599, 58.3), low=17, high=78, norm=58)
+WDL_MODEL = WdlModel(a=(332.993, -260.227, -107.481, 152.3),
+                     b=(54.256, 52.588, -138.564, 87.015), low=17, high=78, norm=58)
 
 
 def wdl(cp: int, material: int) -> Tuple[int, int, int]:

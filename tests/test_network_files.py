@@ -13,10 +13,10 @@ import pytest
 from scacco.engine import nnue
 from uci_client import ENGINE_COMMAND, HANG_TIMEOUT, UciProcess
 
-# The largest network the format describes (the module docstring's layout, 256 hidden units):
-# a 32-byte header, int16 feature weights [768][256], feature bias [256], output weights
-# [2][256], and an int32 output bias.
-LARGEST_NETWORK_BYTES = 32 + 2 * (768 * 256 + 256 + 2 * 256) + 4
+# The largest network the format describes (the module docstring's layout, 256 hidden units
+# and 8 output buckets): a 32-byte header, int16 feature weights [768][256], feature bias
+# [256], output weights [8][2][256], and int32 output biases [8].
+LARGEST_NETWORK_BYTES = 32 + 2 * (768 * 256 + 256 + 8 * 2 * 256) + 4 * 8
 PACKAGED = nnue.default_network_path()
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX's")
@@ -47,8 +47,9 @@ def test_the_largest_network_is_the_size_the_format_gives():
     assert nnue.MAX_NETWORK_BYTES == LARGEST_NETWORK_BYTES
     hidden = 256
     data = nnue.network_bytes(hidden, bytes(2 * 768 * hidden), bytes(2 * hidden),
-                              bytes(2 * 2 * hidden), 0)
+                              bytes(8 * 2 * 2 * hidden), [0] * 8)
     assert len(data) == LARGEST_NETWORK_BYTES
+    assert nnue.parse_network(data).buckets == 8
 
 
 def test_a_network_of_the_largest_size_is_read(tmp_path):
