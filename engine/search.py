@@ -227,6 +227,21 @@ def default_network():
         return None
 
 
+
+def _trial_switch(attribute: str, what: str) -> property:
+    """A Searcher property for the search core's switch `attribute`, a search feature on trial:
+    True when `what`."""
+    def get(self) -> bool:
+        return getattr(self._core, attribute)
+
+    def set(self, on: bool) -> None:
+        setattr(self._core, attribute, bool(on))
+
+    return property(get, set, doc=f"True when {what}.  Off by default while its match against "
+                                  f"the search without it runs (docs/development.md).  Set it "
+                                  f"between searches.")
+
+
 class Searcher:
     """Owns a transposition table and the search histories; searches one board at a time.
 
@@ -291,77 +306,31 @@ class Searcher:
         self._check_threads(count)
         self._core.set_threads(count)
 
-    @property
-    def singular_extensions(self) -> bool:
-        """True when the search extends a table move that no other move comes near (singular
-        extensions, with their multi-cut and negative extensions); off by default while its
-        match against the search without them runs (docs/development.md).  Set it between
-        searches."""
-        return self._core.singular_extensions
-
-    @singular_extensions.setter
-    def singular_extensions(self, on: bool) -> None:
-        self._core.singular_extensions = bool(on)
-
-    @property
-    def correction_history(self) -> bool:
-        """True when the static evaluation is corrected by what searches of positions with the
-        same pawns found (a pawn correction history); off by default while its match against
-        the search without it runs (docs/development.md).  Set it between searches."""
-        return self._core.correction_history
-
-    @correction_history.setter
-    def correction_history(self, on: bool) -> None:
-        self._core.correction_history = bool(on)
-
-    @property
-    def network_scaling(self) -> bool:
-        """True when the search scales the network's static evaluation down as material
-        comes off (an endgame's score against a middlegame's) and towards a draw as the
-        fifty-move counter runs; the scores it reports are then on that scale.  Off by default
-        while its match against the search without it runs (docs/development.md).  Set it
-        between searches."""
-        return self._core.network_scaling
-
-    @network_scaling.setter
-    def network_scaling(self, on: bool) -> None:
-        self._core.network_scaling = bool(on)
-
-    @property
-    def far_continuation(self) -> bool:
-        """True when the search orders and rates quiet moves by the continuation history of
-        the side's own moves four and six plies back too, not only of the last two moves.
-        Off by default while its match against the search without it runs
-        (docs/development.md).  Set it between searches."""
-        return self._core.far_continuation
-
-    @far_continuation.setter
-    def far_continuation(self, on: bool) -> None:
-        self._core.far_continuation = bool(on)
-
-    @property
-    def probcut(self) -> bool:
-        """True when the search fails a node high at once on a capture that wins material
-        by exchange and holds a margin above beta in a search a few plies shallower (ProbCut).
-        Off by default while its match against the search without it runs
-        (docs/development.md).  Set it between searches."""
-        return self._core.probcut
-
-    @probcut.setter
-    def probcut(self, on: bool) -> None:
-        self._core.probcut = bool(on)
-
-    @property
-    def history_pruning(self) -> bool:
-        """True when the histories take part in pruning quiet moves: near the horizon a
-        quiet move they rate badly enough is not tried, and the futility margin follows
-        them.  Off by default while its match against the search without it runs
-        (docs/development.md).  Set it between searches."""
-        return self._core.history_pruning
-
-    @history_pruning.setter
-    def history_pruning(self, on: bool) -> None:
-        self._core.history_pruning = bool(on)
+    singular_extensions = _trial_switch(
+        "singular_extensions",
+        "the search extends a table move that no other move comes near (singular extensions, "
+        "with their multi-cut and negative extensions)")
+    correction_history = _trial_switch(
+        "correction_history",
+        "the static evaluation is corrected by what searches of positions with the same pawns "
+        "found (a pawn correction history)")
+    network_scaling = _trial_switch(
+        "network_scaling",
+        "the search scales the network's static evaluation down as material comes off (an "
+        "endgame's score against a middlegame's) and towards a draw as the fifty-move counter "
+        "runs; the scores it reports are then on that scale")
+    far_continuation = _trial_switch(
+        "far_continuation",
+        "the search orders and rates quiet moves by the continuation history of the side's own "
+        "moves four and six plies back too, not only of the last two moves")
+    probcut = _trial_switch(
+        "probcut",
+        "the search fails a node high at once on a capture that wins material by exchange and "
+        "holds a margin above beta in a search a few plies shallower (ProbCut)")
+    history_pruning = _trial_switch(
+        "history_pruning",
+        "the histories take part in pruning quiet moves: near the horizon a quiet move they "
+        "rate badly enough is not tried, and the futility margin follows them")
 
     @property
     def node_time(self) -> bool:
