@@ -162,8 +162,7 @@ def parse_network(data: bytes, name: str = "network") -> NnueNetwork:
     c = b + buckets * 4 * hidden
     biases = list(struct.unpack_from(f"<{buckets}i", payload, c))
     try:
-        return NnueNetwork(hidden, qa, qb, scale, payload[:a], payload[a:b], payload[b:c],
-                           biases[0] if buckets == 1 else biases)
+        return NnueNetwork(hidden, qa, qb, scale, payload[:a], payload[a:b], payload[b:c], biases)
     except ValueError as error:
         raise NetworkError(f"{name}: {error}") from None
 
@@ -317,7 +316,7 @@ def quantise(weights: Dict[str, "object"], calibration=None, scale: int = SCALE)
     ow = ints(w2, QB, -128, 127).astype("<i2")
     b2 = b2.copy()
     if calibration is not None:
-        rounded = {"w1": fw / QA, "b1": fb / QA, "w2": ow / QB, "b2": b2.copy()}
+        rounded = {"w1": fw / QA, "b1": fb / QA, "w2": ow / QB, "b2": b2}
         us, them = calibration[0], calibration[1]
         difference = float_outputs(rounded, us, them) - float_outputs(weights, us, them)
         bucket = bucket_of(_active_counts(us), buckets)
@@ -325,8 +324,7 @@ def quantise(weights: Dict[str, "object"], calibration=None, scale: int = SCALE)
             if np.any(bucket == k):
                 b2[k] -= np.mean(difference[bucket == k]) / SCALE
     ob = [int(v) for v in ints(b2, QA * QB, -2 ** 31, 2 ** 31 - 1)]
-    return network_bytes(hidden, fw.tobytes(), fb.tobytes(), ow.tobytes(),
-                         ob[0] if buckets == 1 else ob, scale=scale)
+    return network_bytes(hidden, fw.tobytes(), fb.tobytes(), ow.tobytes(), ob, scale=scale)
 
 
 # Positions whose search score or float evaluation is beyond this do not steer the scale fit

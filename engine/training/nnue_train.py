@@ -47,7 +47,8 @@ import time
 from typing import List, Optional, Sequence, Tuple
 
 from .datagen import FLAG_BLACK_TO_MOVE, DatagenError, load_numpy
-from ..nnue import INPUTS, OUTPUT_WEIGHT_LIMIT, SCALE, fit_output_scale, quantise, write_network
+from ..nnue import (INPUTS, OUTPUT_WEIGHT_LIMIT, SCALE, bucket_of, fit_output_scale, quantise,
+                    write_network)
 
 PAD = INPUTS                   # the feature index of an empty slot (a zero row)
 SLOTS = 32                     # at most 32 pieces on a board
@@ -125,8 +126,6 @@ def build_model(hidden: int, buckets: int = 1):
     import torch
     from torch import nn
 
-    divisor = 32 // buckets
-
     class Network(nn.Module):
         def __init__(self) -> None:
             super().__init__()
@@ -147,8 +146,7 @@ def build_model(hidden: int, buckets: int = 1):
             if buckets == 1:
                 return out.squeeze(1)
             # the layer of each position's bucket (nnue.bucket_of on its count of pieces)
-            pieces = (us != PAD).sum(dim=1)
-            bucket = torch.clamp(torch.clamp(pieces - 2, min=0) // divisor, max=buckets - 1)
+            bucket = torch.from_numpy(bucket_of((us != PAD).sum(dim=1).numpy(), buckets))
             return out.gather(1, bucket.unsqueeze(1)).squeeze(1)
 
         def float_weights(self):
