@@ -232,10 +232,10 @@ def _trial_switch(attribute: str, what: str) -> property:
     """A Searcher property for the search core's switch `attribute`, a search feature on trial:
     True when `what`."""
     def get(self) -> bool:
-        return getattr(self._core, attribute)
+        return self._core.switch(attribute)
 
     def set(self, on: bool) -> None:
-        setattr(self._core, attribute, bool(on))
+        self._core.set_switch(attribute, bool(on))
 
     return property(get, set, doc=f"True when {what}.  Off by default while its match against "
                                   f"the search without it runs (docs/development.md).  Set it "
@@ -331,6 +331,10 @@ class Searcher:
         "history_pruning",
         "the histories take part in pruning quiet moves: near the horizon a quiet move they "
         "rate badly enough is not tried, and the futility margin follows them")
+    best_move_history = _trial_switch(
+        "best_move_history",
+        "the histories learn from the best move of every node that has one, not only from a "
+        "move that fails high: also from a PV node's move that raised alpha")
 
     @property
     def node_time(self) -> bool:

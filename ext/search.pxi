@@ -173,6 +173,17 @@ cdef struct SmpState:
     int thread_count                  # main thread included
     int depth_count[MAX_PLY + 1]      # how many threads have begun each iteration depth
 
+# Search features on trial (docs/development.md), each behind a check option and off by
+# default: 1 switches one on.  Kept in one struct so that helper threads take them in one copy.
+ctypedef struct SearchSwitches:
+    int singular                      # singular extensions (SingularExtensions)
+    int correct                       # the pawn correction history (CorrectionHistory)
+    int net_scaling                   # the network's score scaled (NetworkScaling)
+    int far_cont                      # continuation history 4 and 6 plies back (FarContinuation)
+    int probcut                       # ProbCut (ProbCut)
+    int hist_prune                    # histories in quiet pruning (HistoryPruning)
+    int best_history                  # histories learn from every best move (BestMoveHistory)
+
 ctypedef struct SearchData:
     Position pos
     TranspositionTable* tt            # the SearchCore's, shared by all its threads
@@ -202,14 +213,8 @@ ctypedef struct SearchData:
     int tb_probe_depth
     int tb_rule50
     uint64_t tb_hits
-    int singular                      # 1: singular extensions on (the SingularExtensions option)
+    SearchSwitches on                 # the features on trial switched on (copied to helpers)
     Move excluded[MAX_PLY + 4]        # the move a singular test leaves out at each ply
-    int correct                       # 1: correction history on (the CorrectionHistory option)
-    int net_scaling                   # 1: the network's score scaled (the NetworkScaling option)
-    int far_cont                      # 1: continuation history 4 and 6 plies back too (the
-                                      # FarContinuation option)
-    int probcut                       # 1: ProbCut on (the ProbCut option)
-    int hist_prune                    # 1: histories in quiet pruning (the HistoryPruning option)
     int nmp_min_ply                   # no null move of nmp_color's before this ply (set while
     int nmp_color                     # a null move's cutoff is verified)
     int pawn_correction[2][CORRECTION_SIZE]   # side to move, pawn key: see CORRECTION_SIZE
@@ -481,8 +486,8 @@ cdef void score_moves(SearchData* sd, Move* moves, int* scores, int n, Move tt_m
     cdef int* cont2 = previous_continuation(sd, ply, 2)
     # the side's own moves four and six plies back, when FarContinuation is on (the zero
     # table otherwise, which adds nothing)
-    cdef int* cont4 = previous_continuation(sd, ply, 4) if sd.far_cont else sd.continuation_none
-    cdef int* cont6 = previous_continuation(sd, ply, 6) if sd.far_cont else sd.continuation_none
+    cdef int* cont4 = previous_continuation(sd, ply, 4) if sd.on.far_cont else sd.continuation_none
+    cdef int* cont6 = previous_continuation(sd, ply, 6) if sd.on.far_cont else sd.continuation_none
     if prev != MOVE_NONE and prev != MOVE_NULL:
         counter = sd.countermoves[p.board[move_to(prev)]][move_to(prev)]
     for i in range(n):
@@ -554,7 +559,7 @@ cdef inline void update_history_entry(int* entry, int bonus) noexcept nogil:
 cdef inline void update_continuation(SearchData* sd, int ply, int index, int bonus) noexcept nogil:
     cdef int* table
     cdef int back
-    cdef int last = 6 if sd.far_cont and not sd.pos.st.checkers else 2
+    cdef int last = 6 if sd.on.far_cont and not sd.pos.st.checkers else 2
     for back in range(1, last + 1):
         if back == 3 or back == 5:
             continue
@@ -634,9 +639,9 @@ cdef inline int corrected_eval(SearchData* sd, Position* p, int raw) noexcept no
     cdef int v
     if raw == VALUE_NONE:
         return raw
-    if sd.net_scaling and p.nnue != NULL:
+    if sd.on.net_scaling and p.nnue != NULL:
         raw = scaled_network_eval(p, raw)
-    if not sd.correct:
+    if not sd.on.correct:
         return raw
     v = raw + correction_entry(sd, p)[0] // CORRECTION_GRAIN
     if v > EVAL_LIMIT:
@@ -925,7 +930,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
 
     # Step 7b. ProbCut: a good capture that holds well above beta at reduced depth (see
     # PROBCUT_DEPTH)
-    if (sd.probcut and not pv_node and not in_check and excluded == MOVE_NONE
+    if (sd.on.probcut and not pv_node and not in_check and excluded == MOVE_NONE
             and depth >= PROBCUT_DEPTH and -VALUE_WON < beta < VALUE_WON):
         probcut_beta = beta + PROBCUT_MARGIN
         if not (tt_score != VALUE_NONE and tt_depth >= depth - PROBCUT_TT_SLACK and tt_score < probcut_beta):
@@ -1015,7 +1020,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                 if lmr_depth < 0:
                     lmr_depth = 0
                 history_margin = 0
-                if sd.hist_prune and scores[i] < SCORE_COUNTER:
+                if sd.on.hist_prune and scores[i] < SCORE_COUNTER:
                     # a move the histories rate badly enough is not tried near the horizon
                     if lmr_depth < HISTORY_PRUNING_DEPTH and scores[i] < -HISTORY_PRUNING_MARGIN * depth:
                         continue
@@ -1036,7 +1041,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
         # tested for singularity (see SINGULAR_DEPTH); any other move giving check is extended.
         extension = 0
         if ply < 2 * sd.root_depth:
-            if (sd.singular and not root and m == tt_move and excluded == MOVE_NONE
+            if (sd.on.singular and not root and m == tt_move and excluded == MOVE_NONE
                     and depth >= SINGULAR_DEPTH and tt_depth >= depth - SINGULAR_TT_DEPTH_SLACK
                     and (tt_bound & BOUND_LOWER) and tt_score != VALUE_NONE
                     and -VALUE_WON < tt_score < VALUE_WON):
@@ -1139,8 +1144,9 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
         # excluded move was the only one: fail low safely
         return alpha if not in_check or excluded != MOVE_NONE else mated_in(ply)
 
-    # Step 14. Histories and the table
-    if best_move != MOVE_NONE and best_score >= beta:
+    # Step 14. Histories and the table: they learn from a move that failed high, and with
+    # best_history also from the best move of a PV node that raised alpha without failing high.
+    if best_move != MOVE_NONE and (best_score >= beta or sd.on.best_history):
         if not is_noisy(p, best_move):
             update_quiet_stats(sd, best_move, quiets_tried, quiet_count, depth, ply)
         update_capture_stats(sd, best_move, noisy_tried, noisy_count, depth)
@@ -1149,7 +1155,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
         bound = BOUND_LOWER if best_score >= beta else (BOUND_EXACT if pv_node and best_move != MOVE_NONE else BOUND_UPPER)
         # The correction learns from a quiet result (no capture or promotion best) that says
         # more than a bound on the wrong side of the static evaluation.
-        if (sd.correct and not in_check and (best_move == MOVE_NONE or not is_noisy(p, best_move))
+        if (sd.on.correct and not in_check and (best_move == MOVE_NONE or not is_noisy(p, best_move))
                 and not (bound == BOUND_LOWER and best_score <= static_eval)
                 and not (bound == BOUND_UPPER and best_score >= static_eval)
                 and -VALUE_WON < best_score < VALUE_WON):

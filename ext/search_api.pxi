@@ -230,12 +230,7 @@ cdef class SearchCore:
             h.tb_cardinality = sd.tb_cardinality
             h.tb_probe_depth = sd.tb_probe_depth
             h.tb_rule50 = sd.tb_rule50
-            h.singular = sd.singular
-            h.correct = sd.correct
-            h.net_scaling = sd.net_scaling
-            h.far_cont = sd.far_cont
-            h.probcut = sd.probcut
-            h.hist_prune = sd.hist_prune
+            h.on = sd.on
             memset(h.killers, 0, sizeof(h.killers))
         with nogil:
             for i in range(self.helper_count):
@@ -405,65 +400,33 @@ cdef class SearchCore:
         self.sd.tb_probe_depth = probe_depth
         self.sd.tb_rule50 = rule50
 
-    @property
-    def singular_extensions(self):
-        """True when the search tests the table move for singularity and extends it (see
-        SINGULAR_DEPTH in search.pxi)."""
-        return bool(self.sd.singular)
+    cdef int* _switch(self, str name) except NULL:
+        cdef SearchSwitches* on = &self.sd.on
+        if name == "singular_extensions":       # see SINGULAR_DEPTH in search.pxi
+            return &on.singular
+        if name == "correction_history":        # see CORRECTION_SIZE
+            return &on.correct
+        if name == "network_scaling":           # see MATERIAL_SCALE_BASE
+            return &on.net_scaling
+        if name == "far_continuation":
+            return &on.far_cont
+        if name == "probcut":                   # see PROBCUT_DEPTH
+            return &on.probcut
+        if name == "history_pruning":           # see HISTORY_PRUNING_DEPTH
+            return &on.hist_prune
+        if name == "best_move_history":
+            return &on.best_history
+        raise ValueError(f"no search switch {name!r}")
 
-    @singular_extensions.setter
-    def singular_extensions(self, bint on):
-        self.sd.singular = 1 if on else 0
+    def switch(self, str name):
+        """True when the search feature on trial `name` (a Searcher attribute's name, such as
+        "probcut") is on.  Raises ValueError for an unknown name."""
+        return bool(self._switch(name)[0])
 
-    @property
-    def correction_history(self):
-        """True when the static evaluation is corrected by the pawn structure's correction
-        history (see CORRECTION_SIZE in search.pxi)."""
-        return bool(self.sd.correct)
-
-    @correction_history.setter
-    def correction_history(self, bint on):
-        self.sd.correct = 1 if on else 0
-
-    @property
-    def network_scaling(self):
-        """True when the search scales the network's evaluation by the material and the
-        fifty-move counter (see MATERIAL_SCALE_BASE in search.pxi)."""
-        return bool(self.sd.net_scaling)
-
-    @network_scaling.setter
-    def network_scaling(self, bint on):
-        self.sd.net_scaling = 1 if on else 0
-
-    @property
-    def far_continuation(self):
-        """True when quiet moves are also ordered and rated by the continuation history of
-        the side's own moves four and six plies back."""
-        return bool(self.sd.far_cont)
-
-    @far_continuation.setter
-    def far_continuation(self, bint on):
-        self.sd.far_cont = 1 if on else 0
-
-    @property
-    def probcut(self):
-        """True when the search fails a node high on a capture that holds well above beta
-        at reduced depth (see PROBCUT_DEPTH in search.pxi)."""
-        return bool(self.sd.probcut)
-
-    @probcut.setter
-    def probcut(self, bint on):
-        self.sd.probcut = 1 if on else 0
-
-    @property
-    def history_pruning(self):
-        """True when the histories take part in pruning quiet moves (see
-        HISTORY_PRUNING_DEPTH in search.pxi)."""
-        return bool(self.sd.hist_prune)
-
-    @history_pruning.setter
-    def history_pruning(self, bint on):
-        self.sd.hist_prune = 1 if on else 0
+    def set_switch(self, str name, bint on):
+        """Switch the search feature on trial `name` on or off from the next search on (the
+        helper threads take it when they start).  Raises ValueError for an unknown name."""
+        self._switch(name)[0] = 1 if on else 0
 
     def set_tablebase_enabled(self, bint on):
         """Probe the tables set by set_tablebase (on) or none of them (off) from the next

@@ -992,10 +992,11 @@ def test_a_pondering_search_applies_no_time():
 # ---------------------------------------------------------------------------------------------
 # Search features on trial, each behind a Searcher switch that is off by default: singular
 # extensions, the pawn correction history, the network's scaling, the far continuation
-# history, ProbCut and the histories' pruning (docs/development.md).
+# history, ProbCut, the histories' pruning and their learning from every best move
+# (docs/development.md).
 
 SEARCH_SWITCHES = ["singular_extensions", "correction_history", "network_scaling",
-                   "far_continuation", "probcut", "history_pruning"]
+                   "far_continuation", "probcut", "history_pruning", "best_move_history"]
 
 
 @pytest.mark.parametrize("switch", SEARCH_SWITCHES)

@@ -31,7 +31,8 @@ SEARCH_SWITCHES = {"SingularExtensions": "singular_extensions",
                    "NetworkScaling": "network_scaling",
                    "FarContinuation": "far_continuation",
                    "ProbCut": "probcut",
-                   "HistoryPruning": "history_pruning"}
+                   "HistoryPruning": "history_pruning",
+                   "BestMoveHistory": "best_move_history"}
 
 
 def physical_memory_mb() -> Optional[int]:

@@ -259,6 +259,10 @@ def standard_options() -> List[Option]:
         trial_switch("HistoryPruning",
                      "Let the histories prune quiet moves: near the horizon one they rate badly "
                      "enough is not tried, and the futility margin follows them."),
+        trial_switch("BestMoveHistory",
+                     "Let the histories learn from the best move of every node that has one "
+                     "(a PV node's move that raised alpha too), not only from a move that fails "
+                     "high."),
         Option("UCI_Chess960", "check", False,
                doc="Chess960: FENs with any king and rook files (Shredder-FEN or X-FEN), "
                    "castling read and printed as king takes rook (`e1h1`). Takes effect at the "
