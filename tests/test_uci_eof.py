@@ -125,6 +125,24 @@ def test_quit_still_stops_a_long_search_at_once():
     assert status == 0
 
 
+@pytest.mark.parametrize("text", ["isready\nquit\n",
+                                  "uci\nsetoption name Hash value 32\nisready\nquit\n",
+                                  "isready\nisready\nquit\n"])
+def test_an_isready_just_before_quit_is_still_answered(text):
+    # The first isready queues the searcher's loading; quit drops queued work, not answers.
+    lines, status, _ = piped(text)
+    assert status == 0
+    assert lines.count("readyok") == text.count("isready")
+
+
+def test_an_isready_after_a_stop_is_answered_after_the_bestmove():
+    lines, status, _ = piped("position startpos\ngo infinite\nstop\nisready\nquit\n")
+    assert status == 0
+    assert len(bestmoves(lines)) == 1 and lines.count("readyok") == 1
+    assert lines.index("readyok") > next(i for i, line in enumerate(lines)
+                                         if line.startswith("bestmove"))
+
+
 def engine_with_a_long_search():
     """An engine that was given `go depth 100` and then the end of its input, once it has
     begun to answer."""

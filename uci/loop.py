@@ -49,7 +49,7 @@ import sys
 import threading
 import time
 import traceback
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Tuple
 
 from . import __version__
 from .host import EngineHost
@@ -85,6 +85,8 @@ class Session:
         self._worker = Worker()
         self.host = EngineHost(out, self.options, self.submit, self._store)
         self._rng = random.Random()       # the playing levels' choices
+        # isready answers that wait for the worker: (locked once given, give it)
+        self._ready_answers: List[Tuple[threading.Lock, Callable[[], None]]] = []
         self._commands = {
             "uci": self.cmd_uci,
             "debug": self.cmd_debug,
@@ -191,6 +193,9 @@ class Session:
         def answer() -> None:
             if once.acquire(blocking=False):
                 self.out.line("readyok")
+        # A quit before the answer is due still gives it (see shutdown).
+        self._ready_answers = [(lock, give) for lock, give in self._ready_answers
+                               if not lock.locked()] + [(once, answer)]
         wait = NETWORK_READY_WAIT_S if self._network_work_queued() else READY_WAIT_S
         timer = threading.Timer(wait, answer)
         timer.daemon = True
@@ -512,12 +517,15 @@ class Session:
                 return
 
     def shutdown(self) -> bool:
-        """Stop the running job, drop the queued ones; True if the worker finished within the
-        grace period."""
+        """Stop the running job, drop the queued ones, give every isready its readyok; True if
+        the worker finished within the grace period."""
         self._worker.close()
         for job in self._worker.unfinished():
             job.stop()
-        return self._worker.wait_idle(QUIT_GRACE_S)
+        finished = self._worker.wait_idle(QUIT_GRACE_S)
+        for _, give in self._ready_answers:     # after a stopped search's bestmove
+            give()
+        return finished
 
 
 def run(stdin=None, stdout=None) -> int:
