@@ -312,8 +312,8 @@ class Searcher:
         "with their multi-cut and negative extensions)")
     correction_history = _trial_switch(
         "correction_history",
-        "the static evaluation is corrected by what searches of positions with the same pawns "
-        "found (a pawn correction history)")
+        "the static evaluation is corrected by what searches of positions with the same pawns, "
+        "or with the same pieces of one colour, found (pawn and non-pawn correction histories)")
     network_scaling = _trial_switch(
         "network_scaling",
         "the search scales the network's static evaluation down as material comes off (an "

@@ -436,6 +436,13 @@ cdef class CoreBoard:
     def zobrist_key(self):
         return self.pos.st.key
 
+    def structure_keys(self):
+        """(pawn key, white's non-pawn key, black's non-pawn key): the Zobrist keys of the
+        pawns alone and of each colour's other pieces (king included), which the pawn cache
+        and the correction histories use."""
+        return (self.pos.st.pawn_key, self.pos.st.non_pawn_key[WHITE],
+                self.pos.st.non_pawn_key[BLACK])
+
     def is_check(self):
         return self.pos.st.checkers != 0
 

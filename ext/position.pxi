@@ -9,6 +9,7 @@ from libc.string cimport memcpy, memset
 ctypedef struct StateInfo:
     uint64_t key            # Zobrist key of the position (en passant only when capturable)
     uint64_t pawn_key       # Zobrist key of the pawns alone (pawn structure cache)
+    uint64_t non_pawn_key[2]  # Zobrist key of each colour's other pieces, king included
     Bitboard checkers       # enemy pieces giving check to the side to move
     Bitboard blockers       # pieces (both colours) shielding the side to move's king from sliders
     int castling            # castling right bits
@@ -206,6 +207,8 @@ cdef void make_move(Position* p, Move m) noexcept nogil:
     cdef int captured = NO_PIECE if kind == CASTLING else p.board[to]
     cdef uint64_t key = prev.key ^ ZOBRIST_SIDE
     cdef uint64_t pawn_key = prev.pawn_key
+    cdef uint64_t non_pawn_us = prev.non_pawn_key[p.side], non_pawn_them = prev.non_pawn_key[p.side ^ 1]
+    cdef uint64_t castle
     cdef int capsq, rfrom, rto, kto, right, promo, ep_sq
 
     p.st = st
@@ -227,8 +230,10 @@ cdef void make_move(Position* p, Move m) noexcept nogil:
         remove_piece(p, rfrom)
         put_piece(p, make_piece(us, KING), kto)
         put_piece(p, make_piece(us, ROOK), rto)
-        key ^= (ZOBRIST_PSQ[piece][frm] ^ ZOBRIST_PSQ[piece][kto]
-                ^ ZOBRIST_PSQ[make_piece(us, ROOK)][rfrom] ^ ZOBRIST_PSQ[make_piece(us, ROOK)][rto])
+        castle = (ZOBRIST_PSQ[piece][frm] ^ ZOBRIST_PSQ[piece][kto]
+                  ^ ZOBRIST_PSQ[make_piece(us, ROOK)][rfrom] ^ ZOBRIST_PSQ[make_piece(us, ROOK)][rto])
+        key ^= castle
+        non_pawn_us ^= castle
     else:
         if kind == EN_PASSANT:
             capsq = to - 8 if us == WHITE else to + 8
@@ -242,6 +247,8 @@ cdef void make_move(Position* p, Move m) noexcept nogil:
             key ^= ZOBRIST_PSQ[captured][to]
             if (captured & 7) == PAWN:
                 pawn_key ^= ZOBRIST_PSQ[captured][to]
+            else:
+                non_pawn_them ^= ZOBRIST_PSQ[captured][to]
             st.rule50 = 0
         move_piece(p, frm, to)
         key ^= ZOBRIST_PSQ[piece][frm] ^ ZOBRIST_PSQ[piece][to]
@@ -253,8 +260,11 @@ cdef void make_move(Position* p, Move m) noexcept nogil:
                 remove_piece(p, to)
                 put_piece(p, promo, to)
                 key ^= ZOBRIST_PSQ[piece][to] ^ ZOBRIST_PSQ[promo][to]
+                non_pawn_us ^= ZOBRIST_PSQ[promo][to]
             else:
                 pawn_key ^= ZOBRIST_PSQ[piece][to]
+        else:
+            non_pawn_us ^= ZOBRIST_PSQ[piece][frm] ^ ZOBRIST_PSQ[piece][to]
     st.captured = captured
 
     if st.castling and (p.castling_mask[frm] | p.castling_mask[to]):
@@ -272,6 +282,8 @@ cdef void make_move(Position* p, Move m) noexcept nogil:
             key ^= ZOBRIST_EP_FILE[file_of(ep_sq)]
     st.key = key
     st.pawn_key = pawn_key
+    st.non_pawn_key[us] = non_pawn_us
+    st.non_pawn_key[them] = non_pawn_them
     if p.nnue != NULL:
         nnue_after_make(p, m, piece, captured)
 
@@ -307,6 +319,8 @@ cdef void make_null_move(Position* p) noexcept nogil:
     p.st = st
     st.key = prev.key ^ ZOBRIST_SIDE
     st.pawn_key = prev.pawn_key
+    st.non_pawn_key[0] = prev.non_pawn_key[0]
+    st.non_pawn_key[1] = prev.non_pawn_key[1]
     if prev.ep != SQ_NONE:
         st.key ^= ZOBRIST_EP_FILE[file_of(prev.ep)]
     st.ep = SQ_NONE
@@ -433,13 +447,17 @@ cdef int position_copy(Position* dst, Position* src) except -1:
 # Recompute the keys from scratch (after set-up).
 cdef void compute_keys(Position* p) noexcept nogil:
     cdef uint64_t key = 0, pawn_key = 0
+    cdef uint64_t non_pawn_key[2]
     cdef int sq, pc
+    non_pawn_key[0] = non_pawn_key[1] = 0
     for sq in range(64):
         pc = p.board[sq]
         if pc != NO_PIECE:
             key ^= ZOBRIST_PSQ[pc][sq]
             if (pc & 7) == PAWN:
                 pawn_key ^= ZOBRIST_PSQ[pc][sq]
+            else:
+                non_pawn_key[color_of(pc)] ^= ZOBRIST_PSQ[pc][sq]
     if p.side == BLACK:
         key ^= ZOBRIST_SIDE
     key ^= ZOBRIST_CASTLING[p.st.castling]
@@ -447,6 +465,8 @@ cdef void compute_keys(Position* p) noexcept nogil:
         key ^= ZOBRIST_EP_FILE[file_of(p.st.ep)]
     p.st.key = key
     p.st.pawn_key = pawn_key
+    p.st.non_pawn_key[0] = non_pawn_key[0]
+    p.st.non_pawn_key[1] = non_pawn_key[1]
 
 # Recompute the incremental evaluation sums (after the tables change or after set-up).
 cdef void compute_psq(Position* p) noexcept nogil:

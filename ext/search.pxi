@@ -105,10 +105,12 @@ cdef enum:
     DOUBLE_EXTENSION_MARGIN = 40
     DOUBLE_EXTENSION_LIMIT = 6
     # Correction history: the static evaluation is corrected by how far the searches of
-    # positions with the same pawns (and side to move) have found it off, kept per entry in
-    # units of 1/CORRECTION_GRAIN cp as a running average whose newer result weighs
-    # min(depth^2 + 2 depth + 1, CORRECTION_WEIGHT_MAX) / CORRECTION_WEIGHT_SCALE, within
-    # +-CORRECTION_LIMIT (that is, 32 cp at most).
+    # positions with the same pawns, and of positions with the same white pieces and with the
+    # same black pieces other than pawns (each with the same side to move), have found it off:
+    # three tables, each entry in units of 1/CORRECTION_GRAIN cp a running average whose newer
+    # result weighs min(depth^2 + 2 depth + 1, CORRECTION_WEIGHT_MAX) / CORRECTION_WEIGHT_SCALE,
+    # within +-CORRECTION_LIMIT (that is, 32 cp at most).  The correction is their sum, and
+    # each learns what the corrected evaluation missed.
     CORRECTION_SIZE = 16384
     CORRECTION_GRAIN = 256
     CORRECTION_WEIGHT_SCALE = 256
@@ -177,7 +179,7 @@ cdef struct SmpState:
 # default: 1 switches one on.  Kept in one struct so that helper threads take them in one copy.
 ctypedef struct SearchSwitches:
     int singular                      # singular extensions (SingularExtensions)
-    int correct                       # the pawn correction history (CorrectionHistory)
+    int correct                       # the correction histories (CorrectionHistory)
     int net_scaling                   # the network's score scaled (NetworkScaling)
     int far_cont                      # continuation history 4 and 6 plies back (FarContinuation)
     int probcut                       # ProbCut (ProbCut)
@@ -218,6 +220,7 @@ ctypedef struct SearchData:
     int nmp_min_ply                   # no null move of nmp_color's before this ply (set while
     int nmp_color                     # a null move's cutoff is verified)
     int pawn_correction[2][CORRECTION_SIZE]   # side to move, pawn key: see CORRECTION_SIZE
+    int non_pawn_correction[2][2][CORRECTION_SIZE]   # side to move, colour, its non-pawn key
     int double_extensions[MAX_PLY + 4]  # double extensions on the line down to each ply
     double start_ms
     StopState* token                  # the search's stop token (held by the SearchCore)
@@ -621,8 +624,11 @@ cdef int add_quiet_checks(Position* p, Move* moves, int* scores, int n) noexcept
 # ---------------------------------------------------------------------------------------------
 # Correction history (see CORRECTION_SIZE)
 
-cdef inline int* correction_entry(SearchData* sd, Position* p) noexcept nogil:
+cdef inline int* pawn_correction_entry(SearchData* sd, Position* p) noexcept nogil:
     return &sd.pawn_correction[p.side][p.st.pawn_key & (CORRECTION_SIZE - 1)]
+
+cdef inline int* non_pawn_correction_entry(SearchData* sd, Position* p, int color) noexcept nogil:
+    return &sd.non_pawn_correction[p.side][color][p.st.non_pawn_key[color] & (CORRECTION_SIZE - 1)]
 
 # The network's evaluation `raw` scaled by the material and the fifty-move counter (see
 # MATERIAL_SCALE_BASE).
@@ -633,7 +639,7 @@ cdef inline int scaled_network_eval(Position* p, int raw) noexcept nogil:
     return <int>(v // ((MATERIAL_SCALE_BASE + 78) * FIFTY_DAMPING))
 
 # The static evaluation the search uses: the evaluation `raw` (as the table keeps it) scaled
-# when NetworkScaling says so, then corrected for this pawn structure, kept inside the
+# when NetworkScaling says so, then by the correction histories (CorrectionHistory), kept inside the
 # evaluation's range (VALUE_NONE stays VALUE_NONE).
 cdef inline int corrected_eval(SearchData* sd, Position* p, int raw) noexcept nogil:
     cdef int v
@@ -643,26 +649,31 @@ cdef inline int corrected_eval(SearchData* sd, Position* p, int raw) noexcept no
         raw = scaled_network_eval(p, raw)
     if not sd.on.correct:
         return raw
-    v = raw + correction_entry(sd, p)[0] // CORRECTION_GRAIN
+    v = raw + (pawn_correction_entry(sd, p)[0] + non_pawn_correction_entry(sd, p, WHITE)[0]
+               + non_pawn_correction_entry(sd, p, BLACK)[0]) // CORRECTION_GRAIN
     if v > EVAL_LIMIT:
         return EVAL_LIMIT
     if v < -EVAL_LIMIT:
         return -EVAL_LIMIT
     return v
 
-# A search `depth` deep found this position worth `diff` more than its corrected evaluation.
-cdef inline void update_correction(SearchData* sd, Position* p, int diff, int depth) noexcept nogil:
-    cdef int* e = correction_entry(sd, p)
-    cdef int weight = depth * depth + 2 * depth + 1
-    cdef int v
-    if weight > CORRECTION_WEIGHT_MAX:
-        weight = CORRECTION_WEIGHT_MAX
-    v = (e[0] * (CORRECTION_WEIGHT_SCALE - weight) + diff * CORRECTION_GRAIN * weight) // CORRECTION_WEIGHT_SCALE
+# One correction entry learns `diff` with weight `weight` (see CORRECTION_SIZE).
+cdef inline void learn_correction(int* e, int diff, int weight) noexcept nogil:
+    cdef int v = (e[0] * (CORRECTION_WEIGHT_SCALE - weight) + diff * CORRECTION_GRAIN * weight) // CORRECTION_WEIGHT_SCALE
     if v > CORRECTION_LIMIT:
         v = CORRECTION_LIMIT
     if v < -CORRECTION_LIMIT:
         v = -CORRECTION_LIMIT
     e[0] = v
+
+# A search `depth` deep found this position worth `diff` more than its corrected evaluation.
+cdef inline void update_correction(SearchData* sd, Position* p, int diff, int depth) noexcept nogil:
+    cdef int weight = depth * depth + 2 * depth + 1
+    if weight > CORRECTION_WEIGHT_MAX:
+        weight = CORRECTION_WEIGHT_MAX
+    learn_correction(pawn_correction_entry(sd, p), diff, weight)
+    learn_correction(non_pawn_correction_entry(sd, p, WHITE), diff, weight)
+    learn_correction(non_pawn_correction_entry(sd, p, BLACK), diff, weight)
 
 # ---------------------------------------------------------------------------------------------
 # Quiescence: captures and promotions until the position is quiet; all evasions in check.
@@ -1230,6 +1241,7 @@ cdef void clear_histories_c(SearchData* sd) noexcept nogil:
     memset(sd.countermoves, 0, sizeof(sd.countermoves))
     memset(sd.continuation, 0, sizeof(sd.continuation))
     memset(sd.pawn_correction, 0, sizeof(sd.pawn_correction))
+    memset(sd.non_pawn_correction, 0, sizeof(sd.non_pawn_correction))
     clear_pawn_cache(<PawnEntry*>sd.pos.pawn_cache)
 
 # One root search of the given depth and window for MultiPV line pv_index.

@@ -36,12 +36,24 @@ def outcome_tuple(outcome):
     return outcome.termination.name, outcome.winner
 
 
+def reference_structures(ref: chess.Board):
+    """The pawns, white's other pieces and black's other pieces as python-chess sees them:
+    what the three structure keys (CoreBoard.structure_keys) stand for."""
+    def pieces(color, pawns):
+        return frozenset((square, piece.symbol()) for square, piece in ref.piece_map().items()
+                         if piece.color == color and (piece.piece_type == chess.PAWN) == pawns)
+    return ((pieces(chess.WHITE, True), pieces(chess.BLACK, True)),
+            pieces(chess.WHITE, False), pieces(chess.BLACK, False))
+
+
 class KeyRegistry:
-    """Checks that Zobrist keys and python-chess positions correspond one to one."""
+    """Checks that Zobrist keys and python-chess positions correspond one to one, and so do
+    the structure keys (pawns; each colour's other pieces) and python-chess's structures."""
 
     def __init__(self):
         self.ours_by_reference = {}
         self.reference_by_ours = {}
+        self.structures = [({}, {}) for _ in range(3)]
 
     def check(self, ours: Board, ref: chess.Board):
         key = ours.zobrist_key()
@@ -50,6 +62,12 @@ class KeyRegistry:
             f"one position, two Zobrist keys: {ref.fen()}"
         assert self.reference_by_ours.setdefault(key, position) == position, \
             f"Zobrist key collision: {ref.fen()} and {self.reference_by_ours[key]}"
+        for (by_reference, by_ours), key, structure in zip(
+                self.structures, ours.structure_keys(), reference_structures(ref)):
+            assert by_reference.setdefault(structure, key) == key, \
+                f"one structure, two keys: {ref.fen()}"
+            assert by_ours.setdefault(key, structure) == structure, \
+                f"structure key collision: {ref.fen()}"
 
 
 def assert_same_position(ours: Board, ref: chess.Board, *, claim_draw=True):
@@ -82,12 +100,15 @@ def assert_same_position(ours: Board, ref: chess.Board, *, claim_draw=True):
     fresh = Board(fen, chess960=ref.chess960)
     assert fresh.fen() == fen
     assert fresh.zobrist_key() == ours.zobrist_key(), f"incremental key differs from scratch: {fen}"
+    assert fresh.structure_keys() == ours.structure_keys(), \
+        f"incremental structure keys differ from scratch: {fen}"
     assert set(fresh.legal_moves()) == set(moves)
 
 
 def assert_make_unmake_restores(ours: Board, ref: chess.Board | None = None):
     """Push and pop every legal move; with ref, the children's FENs match python-chess's."""
     fen, key, checkers = ours.fen(), ours.zobrist_key(), ours.checkers()
+    structure = ours.structure_keys()
     ply = ours.ply
     for move in ours.legal_moves():
         ours.push_uci(move)
@@ -99,6 +120,7 @@ def assert_make_unmake_restores(ours: Board, ref: chess.Board | None = None):
         assert ours.pop() == move
         assert ours.fen() == fen, f"{fen}: {move} not undone"
         assert ours.zobrist_key() == key, f"{fen}: {move} did not restore the key"
+        assert ours.structure_keys() == structure, f"{fen}: {move} did not restore them"
         assert ours.checkers() == checkers
         assert ours.ply == ply
 

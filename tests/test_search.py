@@ -991,7 +991,7 @@ def test_a_pondering_search_applies_no_time():
 
 # ---------------------------------------------------------------------------------------------
 # Search features on trial, each behind a Searcher switch that is off by default: singular
-# extensions, the pawn correction history, the network's scaling, the far continuation
+# extensions, the correction histories, the network's scaling, the far continuation
 # history, ProbCut, the histories' pruning and their learning from every best move
 # (docs/development.md).
 

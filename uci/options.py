@@ -242,7 +242,8 @@ def standard_options() -> List[Option]:
                      "extensions, with multi-cut and negative extensions)."),
         trial_switch("CorrectionHistory",
                      "Correct the static evaluation by how far searches of positions with the "
-                     "same pawns found it off (a pawn correction history)."),
+                     "same pawns, or the same pieces of one colour, found it off (pawn and "
+                     "non-pawn correction histories)."),
         trial_switch("NodeTime",
                      "Clock play: think longer when the best move takes a small share of the "
                      "search's nodes and shorter when a large one, and play a move that beat the "
