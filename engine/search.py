@@ -237,9 +237,9 @@ def _trial_switch(attribute: str, what: str) -> property:
     def set(self, on: bool) -> None:
         self._core.set_switch(attribute, bool(on))
 
-    return property(get, set, doc=f"True when {what}.  Off by default while its match against "
-                                  f"the search without it runs (docs/development.md).  Set it "
-                                  f"between searches.")
+    return property(get, set, doc=f"True when {what}.  A switch while its own match against the "
+                                  f"search without it runs; which are on in a new Searcher is "
+                                  f"in docs/development.md.  Set it between searches.")
 
 
 class Searcher:
@@ -278,7 +278,7 @@ class Searcher:
         self._tb_limit = 7
         self._root_tb_hits = 0            # root moves the tables ranked in this search
         self._root_tb_score: Optional[int] = None   # the root's result when the tables ranked it
-        self._node_time = False
+        self._node_time = True
 
     @staticmethod
     def _check_hash(mb) -> None:
@@ -340,8 +340,8 @@ class Searcher:
     def node_time(self) -> bool:
         """True when clock play also weighs the share of the search spent on the best move
         (NODE_SHARE_BASE) and a search the clock or a stop interrupts keeps a move that beat the
-        last iteration's best in the unfinished iteration; off by default while its match
-        against the timing without them runs (docs/development.md)."""
+        last iteration's best in the unfinished iteration; on by default, a switch while its own
+        match against the timing without them runs (docs/development.md)."""
         return self._node_time
 
     @node_time.setter

@@ -175,8 +175,9 @@ cdef struct SmpState:
     int thread_count                  # main thread included
     int depth_count[MAX_PLY + 1]      # how many threads have begun each iteration depth
 
-# Search features on trial (docs/development.md), each behind a check option and off by
-# default: 1 switches one on.  Kept in one struct so that helper threads take them in one copy.
+# Search features on trial (docs/development.md), each behind a check option: 1 switches one
+# on (DEFAULT_SWITCHES: which are on in a new search).  Kept in one struct so that helper
+# threads take them in one copy.
 ctypedef struct SearchSwitches:
     int singular                      # singular extensions (SingularExtensions)
     int correct                       # the correction histories (CorrectionHistory)
@@ -185,6 +186,13 @@ ctypedef struct SearchSwitches:
     int probcut                       # ProbCut (ProbCut)
     int hist_prune                    # histories in quiet pruning (HistoryPruning)
     int best_history                  # histories learn from every best move (BestMoveHistory)
+
+# The switches of a new search (Searcher, datagen): the features that passed their match
+# together are on (docs/results/engine.md), each still an option until its own match decides.
+# NetworkScaling is off until the centipawn scale and the WDL model are fitted to it, and
+# best_history until a warm table's mate distances are right with it (docs/development.md).
+cdef SearchSwitches DEFAULT_SWITCHES = SearchSwitches(
+    singular=1, correct=1, net_scaling=0, far_cont=1, probcut=1, hist_prune=1, best_history=0)
 
 ctypedef struct SearchData:
     Position pos

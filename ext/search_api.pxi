@@ -20,6 +20,7 @@ cdef SearchData* new_search_data(TranspositionTable* tt) except NULL:
         free(sd)
         raise MemoryError()
     sd.tt = tt
+    sd.on = DEFAULT_SWITCHES
     return sd
 
 cdef void free_search_data(SearchData* sd) noexcept:

@@ -153,15 +153,18 @@ MIN_ELO, MAX_ELO = 600, 2400
 DEFAULT_EVAL_FILE = "scacco-default.nnue"
 
 
-def trial_switch(name: str, what: str) -> Option:
-    """The check option of a search feature on trial (docs/development.md): off by default, it
-    turns the feature on from the next search (EngineHost.set_search_switch); `what` says what
-    the feature does."""
-    return Option(name, "check", False, while_searching=False,
+def trial_switch(name: str, what: str, default: bool = False) -> Option:
+    """The check option of a search feature on trial (docs/development.md): it turns the
+    feature on or off from the next search (EngineHost.set_search_switch); `what` says what
+    the feature does.  `default`: the feature passed its match with the others on trial and is
+    on in a new Searcher, which the option's default says."""
+    when = ("On by default since its match with the other features on trial; an option until "
+            "its own match against the build without it decides" if default else
+            "Off by default until its match against the build without it decides")
+    return Option(name, "check", default, while_searching=False,
                   on_change=lambda session, on: session.host.set_search_switch(name, on),
-                  doc=what + " Off by default until its match against the build without it "
-                      "decides (see [development](development.md#search-changes-on-trial)). "
-                      "Refused during a search.")
+                  doc=what + f" {when} (see [development](development.md#search-changes-on-trial))."
+                      " Refused during a search.")
 
 
 def standard_options() -> List[Option]:
@@ -239,27 +242,27 @@ def standard_options() -> List[Option]:
                    "0 turns probing off."),
         trial_switch("SingularExtensions",
                      "Search a table move that no other move comes near one ply deeper (singular "
-                     "extensions, with multi-cut and negative extensions)."),
+                     "extensions, with multi-cut and negative extensions).", default=True),
         trial_switch("CorrectionHistory",
                      "Correct the static evaluation by how far searches of positions with the "
                      "same pawns, or the same pieces of one colour, found it off (pawn and "
-                     "non-pawn correction histories)."),
+                     "non-pawn correction histories).", default=True),
         trial_switch("NodeTime",
                      "Clock play: think longer when the best move takes a small share of the "
                      "search's nodes and shorter when a large one, and play a move that beat the "
-                     "best one in the iteration the clock interrupts."),
+                     "best one in the iteration the clock interrupts.", default=True),
         trial_switch("NetworkScaling",
                      "Scale the network's evaluation down as material comes off and towards a "
                      "draw as the fifty-move counter runs."),
         trial_switch("FarContinuation",
                      "Order quiet moves by the continuation history of the side's own moves "
-                     "four and six plies back too, not only of the last two moves."),
+                     "four and six plies back too, not only of the last two moves.", default=True),
         trial_switch("ProbCut",
                      "Fail a node high at once on a capture that wins material and holds a "
-                     "margin above beta in a search a few plies shallower (ProbCut)."),
+                     "margin above beta in a search a few plies shallower (ProbCut).", default=True),
         trial_switch("HistoryPruning",
                      "Let the histories prune quiet moves: near the horizon one they rate badly "
-                     "enough is not tried, and the futility margin follows them."),
+                     "enough is not tried, and the futility margin follows them.", default=True),
         trial_switch("BestMoveHistory",
                      "Let the histories learn from the best move of every node that has one "
                      "(a PV node's move that raised alpha too), not only from a move that fails "
