@@ -10,6 +10,13 @@ budget found here is then checked by those matches (bench/level_matches.py).
 
     python bench/level_budget.py --elo 1500 --nodes 1500 --games 400 --jobs 2
 
+With --against-network --reference-off FEATURES the reference is the same level on the search
+the bands were measured with (those features off): whether a new default search moved a level,
+and which budget brings it back.
+
+    python bench/level_budget.py --elo 1500 --against-network --reference-off \
+        singular_extensions,correction_history,far_continuation,probcut,history_pruning
+
 Each opening of the shared book is played twice, colours reversed.  Prints the result of the
 level under test, its score and the Elo difference with a 95% interval; progress goes to
 standard error.
@@ -35,10 +42,16 @@ MAX_PLIES = 400   # a game still going after this many plies is scored a draw
 _searchers = {}
 
 
-def _searcher(network: bool) -> Searcher:
-    if network not in _searchers:
-        _searchers[network] = Searcher(16, network=PACKAGED if network else None)
-    return _searchers[network]
+def _searcher(network: bool, off=()) -> Searcher:
+    """The searcher of one evaluation, with the search features named in `off` (Searcher
+    attributes, such as singular_extensions) turned off."""
+    key = (network, tuple(off))
+    if key not in _searchers:
+        searcher = Searcher(16, network=PACKAGED if network else None)
+        for attribute in off:
+            setattr(searcher, attribute, False)
+        _searchers[key] = searcher
+    return _searchers[key]
 
 
 def play_game(task):
@@ -47,8 +60,8 @@ def play_game(task):
     board = Board(fen)
     rng = random.Random(seed)
     sides = {True: test if test_white else reference, False: reference if test_white else test}
-    for network in (True, False):
-        _searcher(network).clear()
+    for _, network, off in (test, reference):
+        _searcher(network, off).clear()
     plies = 0
     while plies < MAX_PLIES:
         outcome = board.outcome(claim_draw=True)
@@ -56,8 +69,8 @@ def play_game(task):
             if outcome.winner is None:
                 return 0.5, plies
             return (1.0 if outcome.winner == test_white else 0.0), plies
-        level, network = sides[board.turn]
-        move = play_weakened(_searcher(network), board, level, rng=rng).best_move
+        level, network, off = sides[board.turn]
+        move = play_weakened(_searcher(network, off), board, level, rng=rng).best_move
         board.push_uci(move)
         plies += 1
     return 0.5, plies
@@ -91,6 +104,11 @@ def main(argv=None):
     parser.add_argument("--against", type=int, help="the reference level's rating (default --elo)")
     parser.add_argument("--against-network", action="store_true",
                         help="take the reference level from the network's table (default classical)")
+    parser.add_argument("--reference-off", default="",
+                        help="search features turned off for the reference level, as Searcher "
+                             "attributes with commas (singular_extensions,probcut,...): the "
+                             "search a level's band was measured with, after features became "
+                             "defaults")
     parser.add_argument("--games", type=int, default=400, help="games (an even number)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
@@ -109,8 +127,12 @@ def main(argv=None):
     test = replace(test, **changes)
     reference = level_for_elo(args.against or args.elo, network=args.against_network)
     print(f"under test ({'classical' if args.classical else 'network'}): {test.describe()}")
+    off = tuple(name for name in args.reference_off.split(",") if name)
+    for name in off:
+        if not isinstance(getattr(Searcher, name, None), property):
+            parser.error(f"--reference-off: Searcher has no switch {name}")
     print(f"reference ({'network' if args.against_network else 'classical'}): "
-          f"{reference.describe()}", flush=True)
+          f"{reference.describe()}" + (f", without {', '.join(off)}" if off else ""), flush=True)
 
     openings = [line.strip() for line in Path(args.openings).read_text().splitlines()
                 if line.strip()]
@@ -120,7 +142,7 @@ def main(argv=None):
     for index, fen in enumerate(chosen):
         for test_white in (True, False):
             tasks.append((fen, test_white, args.seed * 1_000_003 + 2 * index + test_white,
-                          (test, not args.classical), (reference, args.against_network)))
+                          (test, not args.classical, ()), (reference, args.against_network, off)))
 
     wins = draws = losses = plies = 0
     start = time.monotonic()

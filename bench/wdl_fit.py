@@ -15,10 +15,13 @@ The PGN of the games goes beside the record (wdl-games.pgn), for other benches t
 
     python bench/wdl_fit.py --import MATCH.pgn TEE_LOGDIR
 
-adds the games of a match between Scacco builds (../shared/tools/match.py --pgn, each engine
-run through bench/uci_tee.py TEE_LOGDIR) to the record, with the scores the engines reported
-in the game; a game already recorded (same PGN file name and round) is not added again, a game
-whose scores the logs lack for more than a tenth of its moves is left out.  The match's
+adds the games of a match of Scacco (../shared/tools/match.py --pgn, Scacco run through
+bench/uci_tee.py TEE_LOGDIR) to the record, with the scores the engine reported in the game:
+both sides' in a match between Scacco builds, Scacco's side's against another engine of about
+its strength (an opponent much stronger or weaker skews the results the model learns); a game
+already recorded (same PGN file name and round) is not added again, a side whose scores the
+logs lack for more than a tenth of its moves is recorded without scores, a game with no such
+side left out.  The match's
 adjudication is its own (8 plies both at 1000 or more).
 
 The fit: Stockfish's shape (engine/score.py's WdlModel).  Every position not scored as a mate
@@ -212,18 +215,27 @@ def import_match(path: Path, pgn_path: Path, log_folder: Path) -> None:
                 continue
             board = game.board()
             start, chess960 = board.fen(), game.headers.get("Variant", "") == "Chess960"
-            played, moves, lacking = [], [], 0
+            # a side counts when the logs score at least nine tenths of its moves: both in a
+            # match between Scacco builds, Scacco's alone against another engine (whose moves
+            # are then recorded without a score)
+            played, moves, lacking, count = [], [], [0, 0], [0, 0]
             for move in game.mainline_moves():
                 m = material(board)
                 score = scores.get((start, tuple(played)))
                 kind, _, value = (score or "").partition(" ")
+                side = len(played) % 2
                 moves.append(move_entry(m, int(value) if kind == "cp" else None))
-                lacking += score is None
+                lacking[side] += score is None
+                count[side] += 1
                 played.append(move.uci())
                 board.push(move)
-            if not moves or lacking > len(moves) / 10:
+            scored = [count[s] > 0 and lacking[s] <= count[s] / 10 for s in (0, 1)]
+            if not moves or not any(scored):
                 skipped += 1
                 continue
+            for ply, entry in enumerate(moves):
+                if not scored[ply % 2]:
+                    moves[ply] = move_entry(entry[0], None)
             out.write(json.dumps({"start": start, "chess960": chess960, "result": result,
                                   "moves": moves, "source": source}) + "\n")
             added += 1
