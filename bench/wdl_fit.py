@@ -186,6 +186,13 @@ def position_key(arguments: str):
         fen, rest = chess.STARTING_FEN, words[1:]
     elif words[:1] == ["fen"]:
         fen, rest = " ".join(words[1:7]), words[7:]
+        # python-chess sends a Chess960 start with Shredder castling rights (HAha) and an
+        # en passant square whenever a pawn just moved two; the PGN's board writes X-FEN
+        # (KQkq) and the square only when a capture is legal: one spelling for both
+        try:
+            fen = chess.Board(fen, chess960=True).fen()
+        except ValueError:
+            return None
     else:
         return None
     return fen, tuple(rest[1:] if rest[:1] == ["moves"] else ())
