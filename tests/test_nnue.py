@@ -642,6 +642,39 @@ def test_trainer_learns_output_buckets_that_the_engine_reads(tmp_path):
               epochs=1, batch=64, init=str(out) + ".npz", stream=io.StringIO())
 
 
+def test_a_single_layer_net_starts_every_output_bucket(tmp_path):
+    """--init with one output layer and --output-buckets 4: at a learning rate of 0 each of the
+    four layers is the single one, so the bucketed net evaluates every position as the single
+    net does (the integer outputs differ only by the output bias correction, made per bucket on
+    that bucket's held-out positions: a centipawn or two)."""
+    require_torch()
+    from scacco.engine.training.nnue_train import train
+    import io
+
+    data = tmp_path / "d.bin"
+    self_play_data(data, 3, seed=8, chess960_share=0.0)
+    single = tmp_path / "single.nnue"
+    train([str(data)], str(single), seed=3, hidden=16, epochs=1, batch=64, stream=io.StringIO())
+    spread = tmp_path / "spread.nnue"
+    train([str(data)], str(spread), seed=4, hidden=16, buckets=4, epochs=1, batch=64, lr=0.0,
+          init=str(single) + ".npz", stream=io.StringIO())
+    with np.load(str(single) + ".npz") as one, np.load(str(spread) + ".npz") as four:
+        assert four["w2"].shape == (4, 32) and four["b2"].shape == (4,)
+        for bucket in range(4):
+            assert np.array_equal(four["w2"][bucket], one["w2"])
+            assert four["b2"][bucket] == one["b2"]
+        assert np.array_equal(four["w1"], one["w1"]) and np.array_equal(four["b1"], one["b1"])
+    one_net, four_net = nnue.read_network(single), nnue.read_network(spread)
+    assert (one_net.buckets, four_net.buckets) == (1, 4)
+    seen = set()
+    for board in suite_boards():
+        seen.add(min((fen_pieces(board.fen()) - 2) // 4, 3))
+        _, one = board.network_evaluation(one_net)
+        _, four = board.network_evaluation(four_net)
+        assert abs(one - four) <= 2, board.fen()
+    assert len(seen) >= 3        # the suite reaches several of the four buckets
+
+
 def test_score_factors_scale_a_files_scores_as_its_own_reader_reads_them(tmp_path):
     from scacco.engine.training.datagen import DatagenError, read_positions
     from scacco.engine.training.nnue_train import MAX_SCORE, load

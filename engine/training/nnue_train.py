@@ -31,7 +31,8 @@ deterministic algorithms, so the same data and arguments give the same file.
 
 --init NET.nnue.npz starts from the float weights of an earlier run instead of random ones
 (the same hidden size): a net can so go on learning from new data in later runs, when the
-data of the earlier ones is gone.
+data of the earlier ones is gone.  Weights of a single output layer may start a bucketed net:
+each bucket begins as a copy of that layer.
 
 After every epoch a checkpoint (--checkpoint, default OUT.ckpt) holds the model, the optimiser
 and the best weights so far; started again with the same arguments the trainer goes on from
@@ -164,9 +165,11 @@ def build_model(hidden: int, buckets: int = 1):
 
 
 def load_float_weights(model, path: str, hidden: int, buckets: int = 1) -> None:
-    """Set the model's weights from an OUT.npz the trainer wrote (w1, b1, w2, b2).
+    """Set the model's weights from an OUT.npz the trainer wrote (w1, b1, w2, b2).  Weights
+    with a single output layer start every bucket of a bucketed model from that layer (a net
+    gains output buckets without learning its features again).
     :raises DatagenError: a file that is not such weights, or of another hidden size or
-    number of output buckets."""
+    number of output buckets (other than one)."""
     import numpy as np
     import torch
 
@@ -177,6 +180,9 @@ def load_float_weights(model, path: str, hidden: int, buckets: int = 1) -> None:
         raise DatagenError(f"{path}: not the float weights of a network ({error})") from None
     shapes = {"w1": (INPUTS, hidden), "b1": (hidden,), "w2": (2 * hidden,), "b2": ()}
     if buckets > 1:
+        if weights["w2"].shape == (2 * hidden,) and weights["b2"].shape == ():
+            weights["w2"] = np.tile(weights["w2"], (buckets, 1))
+            weights["b2"] = np.full(buckets, weights["b2"])
         shapes.update(w2=(buckets, 2 * hidden), b2=(buckets,))
     for key, shape in shapes.items():
         if weights[key].shape != shape:

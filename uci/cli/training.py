@@ -85,7 +85,8 @@ def train(argv) -> int:
                    help="train on each position and its file-mirrored copy as well")
     p.add_argument("--init", metavar="NET.npz",
                    help="start from these float weights (OUT.npz of an earlier run, the same "
-                        "--hidden and --output-buckets) instead of random ones")
+                        "--hidden and --output-buckets, or one output layer, which then starts "
+                        "every bucket) instead of random ones")
     p.add_argument("--checkpoint", help="checkpoint file (default OUT.ckpt)")
     p.bounded("--threads", low=1, high=1024, default=1, help="torch threads (default 1)")
     p.add_argument("--calibrate-scale", action="store_true",
