@@ -766,14 +766,20 @@ def reference(tmp_path_factory, openings):
     return path
 
 
-@pytest.mark.parametrize("run", ["function", "command"])
-@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("run, jobs, signame", [
+    ("function", 1, "SIGINT"), ("function", 2, "SIGINT"), ("command", 1, "SIGINT"),
+    ("command", 2, "SIGINT"), ("command", 2, "SIGTERM"), ("command", 1, "SIGHUP")])
 def test_ctrl_c_keeps_the_finished_games_says_how_far_and_stops_the_workers(tmp_path, openings,
-                                                                            reference, jobs, run):
+                                                                            reference, jobs, run,
+                                                                            signame):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it), and SIGTERM and
+    SIGHUP to the main process alone (a `kill`, a closed terminal): the same clean stop, with
+    the exit status 128 + the signal."""
     import os
     import signal
     import time
     import uuid
+    signum = getattr(signal, signame)
     path = tmp_path / "interrupted.bin"
     marker = f"scacco-datagen-test-{uuid.uuid4()}"
     environment = dict(os.environ, SCACCO_TEST_MARKER=marker)
@@ -797,15 +803,18 @@ def test_ctrl_c_keeps_the_finished_games_says_how_far_and_stops_the_workers(tmp_
         assert process.poll() is None
         if jobs > 1:
             assert len(processes_marked(marker)) > 1        # the workers run
-        os.killpg(process.pid, signal.SIGINT)               # as a terminal's Ctrl-C: every process
+        if signum == signal.SIGINT:
+            os.killpg(process.pid, signal.SIGINT)           # as a terminal's Ctrl-C: every process
+        else:
+            process.send_signal(signum)                     # as `kill PID`: the main process only
         _, err = process.communicate(timeout=120)           # a hang detector
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    assert process.returncode == 130, err
+    assert process.returncode == (130 if run == "function" else 128 + signum), err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
-    lines = [line for line in err.splitlines() if "interrupted" in line]
+    lines = [line for line in err.splitlines() if f"interrupted by {signame}" in line]
     assert len(lines) == 1 and err.splitlines()[-1] == lines[0], err
     assert processes_marked(marker) == []                    # no worker left behind
     # every game in the file is whole, games 0..N as the message says

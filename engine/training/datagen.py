@@ -138,13 +138,16 @@ class DatagenError(ValueError):
 
 
 class DatagenInterrupted(KeyboardInterrupt):
-    """generate() stopped by Ctrl-C (SIGINT): the games finished before it are in the file,
-    which the same call goes on from; the one-line message saying so (also `str()` of this)
-    has been written to generate's stream.  `summary` is generate's summary up to there."""
+    """generate() stopped by Ctrl-C (SIGINT), SIGTERM or SIGHUP: the games finished before it
+    are in the file, which the same call goes on from; the one-line message saying so (also
+    `str()` of this) has been written to generate's stream.  `summary` is generate's summary
+    up to there, `signum` the signal's number (SIGINT for a KeyboardInterrupt of the caller's
+    own)."""
 
-    def __init__(self, message: str, summary: dict) -> None:
+    def __init__(self, message: str, summary: dict, signum: int = signal.SIGINT) -> None:
         super().__init__(message)
         self.summary = summary
+        self.signum = signum
 
 
 @dataclass(frozen=True)
@@ -587,31 +590,41 @@ def _describe(s: Settings) -> str:
 
 
 class _CtrlC:
-    """Ctrl-C (SIGINT) while generate() runs: the first one raises KeyboardInterrupt where the
-    main thread is, the ones after it are ignored while generate() stops its workers and
-    closes the file (the workers themselves ignore it: engine/batch.py).  Nothing is changed
-    off the main thread, or when SIGINT does not have Python's default handler (ignored, or
-    the caller's own)."""
+    """Ctrl-C (SIGINT), and SIGTERM and SIGHUP (a `kill`, a closed terminal, a session that
+    ends) while generate() runs: the first one raises KeyboardInterrupt where the main thread
+    is, the ones after it are ignored while generate() stops its workers and closes the file
+    (the workers themselves ignore SIGINT: engine/batch.py).  Nothing is changed off the main
+    thread; a signal whose handler is not the default one (ignored, or the caller's own) is
+    left as it is."""
+
+    NAMES = ("SIGINT", "SIGTERM", "SIGHUP")
 
     def __init__(self) -> None:
-        self.active = (threading.current_thread() is threading.main_thread()
-                       and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+        self.numbers = []
+        if threading.current_thread() is threading.main_thread():
+            for name in self.NAMES:
+                number = getattr(signal, name, None)
+                default = signal.default_int_handler if name == "SIGINT" else signal.SIG_DFL
+                if number is not None and signal.getsignal(number) is default:
+                    self.numbers.append((number, default))
+        self.active = bool(self.numbers)
+        self.signum = signal.SIGINT         # the signal that stopped the run
 
     def arm(self) -> None:
-        if self.active:
-            signal.signal(signal.SIGINT, self._interrupt)
+        for number, _ in self.numbers:
+            signal.signal(number, self._interrupt)
 
     def ignore(self) -> None:
-        if self.active:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for number, _ in self.numbers:
+            signal.signal(number, signal.SIG_IGN)
 
     def restore(self) -> None:
-        if self.active:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+        for number, default in self.numbers:
+            signal.signal(number, default)
 
-    @staticmethod
-    def _interrupt(signum, frame) -> None:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    def _interrupt(self, signum, frame) -> None:
+        self.ignore()
+        self.signum = signum
         raise KeyboardInterrupt
 
 
@@ -628,13 +641,14 @@ def generate(out, games: int, *, nodes: int = DEFAULT_NODES, seed: int = 0,
     at that path).  Returns {"games": played now, "positions": written now, "seconds": ...,
     "next_game": games afterwards}.
 
-    Ctrl-C (SIGINT, on the main thread) stops the run: the workers are stopped, the games
-    finished before it stay in the file, a one-line message on `stream` says how far the file
-    goes and that the same call goes on from there, and DatagenInterrupted (a
-    KeyboardInterrupt) is raised; a command line exits on it without a traceback.
+    Ctrl-C (SIGINT), SIGTERM or SIGHUP (on the main thread) stops the run: the workers are
+    stopped, the games finished before it stay in the file, a one-line message on `stream`
+    says how far the file goes and that the same call goes on from there, and
+    DatagenInterrupted (a KeyboardInterrupt) is raised; a command line exits on it without a
+    traceback.
 
     :raises DatagenError: on bad settings, openings or output (before anything is played).
-    :raises DatagenInterrupted: on Ctrl-C."""
+    :raises DatagenInterrupted: on one of those signals."""
     stream = stream if stream is not None else sys.stderr
     if not isinstance(games, int) or isinstance(games, bool) or games < 0:
         raise DatagenError(f"the number of games must be a whole number >= 0, not {games!r}")
@@ -700,18 +714,19 @@ def generate(out, games: int, *, nodes: int = DEFAULT_NODES, seed: int = 0,
         next_game, played, written = done
         summary = {"games": played, "positions": written,
                    "seconds": time.monotonic() - started, "next_game": next_game}
+        stopped = f"datagen: interrupted by {signal.Signals(guard.signum).name}"
         if handle is None:
-            message = "datagen: interrupted before any game was played"
+            message = f"{stopped} before any game was played"
         elif next_game == 0:
-            message = (f"datagen: interrupted before the first game was finished; {out} holds "
+            message = (f"{stopped} before the first game was finished; {out} holds "
                        f"no game yet: run the same command again to start it")
         else:
-            message = (f"datagen: interrupted: {out} holds games 0..{next_game - 1} ({played} "
+            message = (f"{stopped}: {out} holds games 0..{next_game - 1} ({played} "
                        f"played and {written} positions written now): run the same command "
                        f"again to go on from game {next_game}")
         stream.write(("\n" if progress is not None and progress.tty else "") + message + "\n")
         stream.flush()
-        raise DatagenInterrupted(message, summary) from None
+        raise DatagenInterrupted(message, summary, guard.signum) from None
     finally:
         if handle is not None:
             handle.close()

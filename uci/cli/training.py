@@ -52,8 +52,8 @@ def datagen(argv) -> int:
                            network=args.net)
     except DatagenError as error:
         p.error(str(error))
-    except DatagenInterrupted:
-        return 130          # generate() has said how far the file goes and how to go on
+    except DatagenInterrupted as stop:
+        return 128 + stop.signum        # generate() has said how far the file goes and how to go on
     seconds = summary["seconds"]
     rate = summary["positions"] / seconds if seconds > 0 else 0.0
     print(f"games played: {summary['games']}, positions written: {summary['positions']}, "
