@@ -589,7 +589,7 @@ def _describe(s: Settings) -> str:
             + (f"network CRC {s.network_crc:08x}" if s.network_crc else "classical evaluation"))
 
 
-class _CtrlC:
+class _StopSignals:
     """Ctrl-C (SIGINT), and SIGTERM and SIGHUP (a `kill`, a closed terminal, a session that
     ends) while generate() runs: the first one raises KeyboardInterrupt where the main thread
     is, the ones after it are ignored while generate() stops its workers and closes the file
@@ -607,7 +607,6 @@ class _CtrlC:
                 default = signal.default_int_handler if name == "SIGINT" else signal.SIG_DFL
                 if number is not None and signal.getsignal(number) is default:
                     self.numbers.append((number, default))
-        self.active = bool(self.numbers)
         self.signum = signal.SIGINT         # the signal that stopped the run
 
     def arm(self) -> None:
@@ -659,7 +658,7 @@ def generate(out, games: int, *, nodes: int = DEFAULT_NODES, seed: int = 0,
     started = time.monotonic()
     done = (0, 0, 0)          # (the next game the file lacks, games played, positions written)
     handle = progress = batch = writing = None
-    guard = _CtrlC()
+    guard = _StopSignals()
     guard.arm()
     try:
         fens, crc = read_openings(openings)

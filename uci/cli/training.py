@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 
 from .common import EXIT_OK, MAX_NODES, Parser, shared_folder
+from .runner import interrupted_status
 
 
 def default_openings() -> str:
@@ -53,7 +54,7 @@ def datagen(argv) -> int:
     except DatagenError as error:
         p.error(str(error))
     except DatagenInterrupted as stop:
-        return 128 + stop.signum        # generate() has said how far the file goes and how to go on
+        return interrupted_status(stop.signum)   # generate() has said how far the file goes and how to go on
     seconds = summary["seconds"]
     rate = summary["positions"] / seconds if seconds > 0 else 0.0
     print(f"games played: {summary['games']}, positions written: {summary['positions']}, "
