@@ -71,7 +71,6 @@ import signal
 import stat
 import struct
 import sys
-import threading
 import time
 import zlib
 from dataclasses import dataclass
@@ -83,6 +82,7 @@ from ..batch import Failure, run_batch
 from ..board import Board
 from ..nnue import NetworkError, parse_network
 from ..progress import Progress
+from ..stopping import Interrupted, interruptible
 
 __all__ = ["DatagenError", "DatagenInterrupted", "FileDamaged", "Settings", "GameRecord",
            "TrainingPosition", "play_game", "game_start", "chess960_fen", "read_openings",
@@ -137,17 +137,20 @@ class DatagenError(ValueError):
     """Bad settings, an unreadable openings file, or an output file that cannot be used."""
 
 
-class DatagenInterrupted(KeyboardInterrupt):
+class DatagenInterrupted(Interrupted):
     """generate() stopped by Ctrl-C (SIGINT), SIGTERM or SIGHUP: the games finished before it
     are in the file, which the same call goes on from; the one-line message saying so (also
     `str()` of this) has been written to generate's stream.  `summary` is generate's summary
     up to there, `signum` the signal's number (SIGINT for a KeyboardInterrupt of the caller's
     own)."""
 
-    def __init__(self, message: str, summary: dict, signum: int = signal.SIGINT) -> None:
-        super().__init__(message)
+    def __init__(self, signum: int, message: str, summary: dict) -> None:
+        super().__init__(signum)
+        self.message = message
         self.summary = summary
-        self.signum = signum
+
+    def __str__(self) -> str:
+        return self.message
 
 
 @dataclass(frozen=True)
@@ -589,44 +592,6 @@ def _describe(s: Settings) -> str:
             + (f"network CRC {s.network_crc:08x}" if s.network_crc else "classical evaluation"))
 
 
-class _StopSignals:
-    """Ctrl-C (SIGINT), and SIGTERM and SIGHUP (a `kill`, a closed terminal, a session that
-    ends) while generate() runs: the first one raises KeyboardInterrupt where the main thread
-    is, the ones after it are ignored while generate() stops its workers and closes the file
-    (the workers themselves ignore SIGINT: engine/batch.py).  Nothing is changed off the main
-    thread; a signal whose handler is not the default one (ignored, or the caller's own) is
-    left as it is."""
-
-    NAMES = ("SIGINT", "SIGTERM", "SIGHUP")
-
-    def __init__(self) -> None:
-        self.numbers = []
-        if threading.current_thread() is threading.main_thread():
-            for name in self.NAMES:
-                number = getattr(signal, name, None)
-                default = signal.default_int_handler if name == "SIGINT" else signal.SIG_DFL
-                if number is not None and signal.getsignal(number) is default:
-                    self.numbers.append((number, default))
-        self.signum = signal.SIGINT         # the signal that stopped the run
-
-    def arm(self) -> None:
-        for number, _ in self.numbers:
-            signal.signal(number, self._interrupt)
-
-    def ignore(self) -> None:
-        for number, _ in self.numbers:
-            signal.signal(number, signal.SIG_IGN)
-
-    def restore(self) -> None:
-        for number, default in self.numbers:
-            signal.signal(number, default)
-
-    def _interrupt(self, signum, frame) -> None:
-        self.ignore()
-        self.signum = signum
-        raise KeyboardInterrupt
-
-
 def generate(out, games: int, *, nodes: int = DEFAULT_NODES, seed: int = 0,
              random_plies: int = DEFAULT_RANDOM_PLIES,
              chess960_share: float = DEFAULT_CHESS960_SHARE, openings=None, jobs: int = 1,
@@ -643,8 +608,8 @@ def generate(out, games: int, *, nodes: int = DEFAULT_NODES, seed: int = 0,
     Ctrl-C (SIGINT), SIGTERM or SIGHUP (on the main thread) stops the run: the workers are
     stopped, the games finished before it stay in the file, a one-line message on `stream`
     says how far the file goes and that the same call goes on from there, and
-    DatagenInterrupted (a KeyboardInterrupt) is raised; a command line exits on it without a
-    traceback.
+    DatagenInterrupted (an engine.stopping.Interrupted) is raised; a command line exits on it
+    without a traceback.
 
     :raises DatagenError: on bad settings, openings or output (before anything is played).
     :raises DatagenInterrupted: on one of those signals."""
@@ -658,78 +623,76 @@ def generate(out, games: int, *, nodes: int = DEFAULT_NODES, seed: int = 0,
     started = time.monotonic()
     done = (0, 0, 0)          # (the next game the file lacks, games played, positions written)
     handle = progress = batch = writing = None
-    guard = _StopSignals()
-    guard.arm()
-    try:
-        fens, crc = read_openings(openings)
-        played_with = None
-        if network is not None:
-            loaded, network_crc = _read_network_file(network)
-            played_with = (str(Path(network).resolve()), network_crc)
-            _networks[played_with] = loaded      # games played here need not read it again
-        settings = Settings(nodes, seed, random_plies, chess960_share, crc,
-                            played_with[1] if played_with else 0)
-        settings.check()
-        handle, first = open_output(out, settings, stream)
-        done = (first, 0, 0)
-        if first >= games:
-            stream.write(f"datagen: {out} already holds games 0..{first - 1}\n")
-            return {"games": 0, "positions": 0, "seconds": 0.0, "next_game": first}
+    with interruptible():
+        try:
+            fens, crc = read_openings(openings)
+            played_with = None
+            if network is not None:
+                loaded, network_crc = _read_network_file(network)
+                played_with = (str(Path(network).resolve()), network_crc)
+                _networks[played_with] = loaded      # games played here need not read it again
+            settings = Settings(nodes, seed, random_plies, chess960_share, crc,
+                                played_with[1] if played_with else 0)
+            settings.check()
+            handle, first = open_output(out, settings, stream)
+            done = (first, 0, 0)
+            if first >= games:
+                stream.write(f"datagen: {out} already holds games 0..{first - 1}\n")
+                return {"games": 0, "positions": 0, "seconds": 0.0, "next_game": first}
 
-        def items() -> Iterator[tuple]:
-            for index in range(first, games):
-                fen, chess960, random_seed = game_start(index, settings, fens)
-                yield index, fen, chess960, random_seed, random_plies, nodes, played_with
+            def items() -> Iterator[tuple]:
+                for index in range(first, games):
+                    fen, chess960, random_seed = game_start(index, settings, fens)
+                    yield index, fen, chess960, random_seed, random_plies, nodes, played_with
 
-        progress = Progress(games, stream, noun="games", first=first)
-        last_sync = time.monotonic()
-        batch = run_batch(play_game, items(), jobs, ray_address)
-        for index, game in zip(range(first, games), batch):
-            if isinstance(game, Failure):
-                stream.write(f"datagen: game {index} failed and is left out: {game.error!r}\n")
-                progress.advance(1, positions=0)
-                continue
-            # one write: the whole game and its end mark or, if killed, a part of them; an
-            # interruption around it is told by where the file ends (`writing`)
-            data = game.file_bytes()
-            writing = (handle.tell() + len(data), index, game.positions)
-            handle.write(data)
-            done = (index + 1, done[1] + 1, done[2] + game.positions)
-            handle.flush()
-            if time.monotonic() - last_sync >= SYNC_INTERVAL:
-                os.fsync(handle.fileno())
-                last_sync = time.monotonic()
-            progress.advance(1, positions=game.positions)
-        os.fsync(handle.fileno())
-    except KeyboardInterrupt:
-        guard.ignore()
-        if batch is not None:
-            batch.close()                 # the workers stop
-        if handle is not None:
-            handle.flush()
+            progress = Progress(games, stream, noun="games", first=first)
+            last_sync = time.monotonic()
+            batch = run_batch(play_game, items(), jobs, ray_address)
+            for index, game in zip(range(first, games), batch):
+                if isinstance(game, Failure):
+                    stream.write(f"datagen: game {index} failed and is left out: {game.error!r}\n")
+                    progress.advance(1, positions=0)
+                    continue
+                # one write: the whole game and its end mark or, if killed, a part of them; an
+                # interruption around it is told by where the file ends (`writing`)
+                data = game.file_bytes()
+                writing = (handle.tell() + len(data), index, game.positions)
+                handle.write(data)
+                done = (index + 1, done[1] + 1, done[2] + game.positions)
+                handle.flush()
+                if time.monotonic() - last_sync >= SYNC_INTERVAL:
+                    os.fsync(handle.fileno())
+                    last_sync = time.monotonic()
+                progress.advance(1, positions=game.positions)
             os.fsync(handle.fileno())
-            if writing is not None and handle.tell() >= writing[0] and done[0] <= writing[1]:
-                done = (writing[1] + 1, done[1] + 1, done[2] + writing[2])
-        next_game, played, written = done
-        summary = {"games": played, "positions": written,
-                   "seconds": time.monotonic() - started, "next_game": next_game}
-        stopped = f"datagen: interrupted by {signal.Signals(guard.signum).name}"
-        if handle is None:
-            message = f"{stopped} before any game was played"
-        elif next_game == 0:
-            message = (f"{stopped} before the first game was finished; {out} holds "
-                       f"no game yet: run the same command again to start it")
-        else:
-            message = (f"{stopped}: {out} holds games 0..{next_game - 1} ({played} "
-                       f"played and {written} positions written now): run the same command "
-                       f"again to go on from game {next_game}")
-        stream.write(("\n" if progress is not None and progress.tty else "") + message + "\n")
-        stream.flush()
-        raise DatagenInterrupted(message, summary, guard.signum) from None
-    finally:
-        if handle is not None:
-            handle.close()
-        guard.restore()
+        except KeyboardInterrupt as stop:     # Interrupted, or a caller's own Ctrl-C
+            signum = getattr(stop, "signum", signal.SIGINT)
+            if batch is not None:
+                batch.close()                 # the workers stop
+            if handle is not None:
+                handle.flush()
+                os.fsync(handle.fileno())
+                if writing is not None and handle.tell() >= writing[0] and done[0] <= writing[1]:
+                    done = (writing[1] + 1, done[1] + 1, done[2] + writing[2])
+            next_game, played, written = done
+            summary = {"games": played, "positions": written,
+                       "seconds": time.monotonic() - started, "next_game": next_game}
+            stopped = f"datagen: interrupted by {signal.Signals(signum).name}"
+            if handle is None:
+                message = f"{stopped} before any game was played"
+            elif next_game == 0:
+                message = (f"{stopped} before the first game was finished; {out} holds "
+                           f"no game yet: run the same command again to start it")
+            else:
+                message = (f"{stopped}: {out} holds games 0..{next_game - 1} ({played} "
+                           f"played and {written} positions written now): run the same command "
+                           f"again to go on from game {next_game}")
+            stream.write(("\n" if progress is not None and progress.tty else "") + message + "\n")
+            stream.flush()
+            raise DatagenInterrupted(signum, message, summary) from None
+        finally:
+            if handle is not None:
+                handle.close()
     return {"games": done[1], "positions": done[2], "seconds": time.monotonic() - started,
             "next_game": games}
 

@@ -13,12 +13,12 @@ import os
 import sys
 from typing import Any, Dict, List
 
+from ...engine.stopping import held, interruptible
 from .common import (EXIT_FAILED, EXIT_OK, EXIT_USAGE, MAX_MOVETIME_MS,
                      MAX_NODES, MAX_SEARCH_DEPTH, Parser, warn)
 from .files import (Journal, JournalError, OutputError, check_outputs, input_identity,
                     journal_path)
-from .runner import (Sink, count_games, held, interruptible,
-                     report_stop, run_games)
+from .runner import Sink, count_games, report_stop, run_games
 from .writers import (AnalysisWriter, AnnotatedPgn, GraphFiles, JsonReport, Summary, TextReport,
                       graph_path)
 

@@ -14,11 +14,11 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
+from ...engine.stopping import held, interruptible
 from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, MAX_NODES, Parser, warn
 from .files import (Journal, JournalError, OutputError, OutputFile, check_outputs,
                     input_identity, journal_path)
-from .runner import (Sink, count_games, held, interruptible,
-                     report_stop, run_games)
+from .runner import Sink, count_games, report_stop, run_games
 
 __all__ = ["CSV_COLUMNS", "puzzle_row", "find_rows", "main"]
 

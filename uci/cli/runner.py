@@ -8,87 +8,23 @@ game whose worker died are each one failure; the other games go on.
 
 Each outcome is recorded in the run's Journal (when the command writes files), so an
 interrupted run can be resumed: the recorded outcomes are handed to the sink again, in order,
-and the work goes on with the next game.  SIGINT, SIGTERM and SIGHUP interrupt a run: the
-workers are stopped at once, the sink is told, and the run says how far it got.
+and the work goes on with the next game.  SIGINT, SIGTERM and SIGHUP interrupt a run
+(engine/stopping.py): the workers are stopped at once, the sink is told, and the run says how
+far it got.
 """
 from __future__ import annotations
 
 import collections
 import contextlib
-import signal
 import sys
 from dataclasses import dataclass
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
+from ...engine.stopping import Interrupted, held, interruptible, interrupted_status
 from .common import EXIT_FAILED
 from .files import Journal, OutputError
 
-__all__ = ["Sink", "RunEnd", "Interrupted", "run_games", "count_games", "interruptible", "held",
-           "interrupted_status", "report_stop"]
-
-
-class Interrupted(BaseException):
-    """A signal asked the run to stop (a BaseException, so that no `except Exception` of the
-    work takes it for a failure of one game)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-    @property
-    def name(self) -> str:
-        return signal.Signals(self.signum).name
-
-
-class _Signals:
-    """The signals seen while interruptible: `held` > 0 defers them (an output is being
-    written, and a game must never be half in a file)."""
-
-    held = 0
-    pending: Optional[int] = None
-
-
-def _stop(signum, frame):
-    if _Signals.held:
-        _Signals.pending = signum
-        return
-    raise Interrupted(signum)
-
-
-@contextlib.contextmanager
-def interruptible():
-    """SIGINT, SIGTERM and SIGHUP raise Interrupted in the main thread while inside."""
-    previous = {}
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-        number = getattr(signal, name, None)
-        if number is not None:
-            previous[number] = signal.signal(number, _stop)
-    _Signals.pending = None
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-
-
-@contextlib.contextmanager
-def held(raise_after: bool = True):
-    """No Interrupted inside; a signal that came meanwhile is raised on leaving (or, with
-    raise_after False, forgotten: the work inside was the last)."""
-    _Signals.held += 1
-    try:
-        yield
-    finally:
-        _Signals.held -= 1
-    if not _Signals.held and _Signals.pending is not None:
-        signum, _Signals.pending = _Signals.pending, None
-        if raise_after:
-            raise Interrupted(signum)
-
-
-def interrupted_status(signum: int) -> int:
-    """The exit status of a run stopped by a signal, as shells give it (128 + the signal)."""
-    return 128 + signum
+__all__ = ["Sink", "RunEnd", "run_games", "count_games", "report_stop"]
 
 
 class Sink:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from .common import EXIT_OK, MAX_NODES, Parser, shared_folder
-from .runner import interrupted_status
+from ...engine.stopping import interrupted_status
 
 
 def default_openings() -> str:
