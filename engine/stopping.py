@@ -27,8 +27,8 @@ class Interrupted(KeyboardInterrupt):
     """A signal asked the run to stop.  A KeyboardInterrupt, so that no `except Exception` of
     the work takes it for a failure, and a caller that handles Ctrl-C handles it too."""
 
-    def __init__(self, signum: int, *args) -> None:
-        super().__init__(signum, *args)
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
         self.signum = signum
 
     @property

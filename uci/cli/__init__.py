@@ -74,10 +74,13 @@ def main(argv=None) -> int:
         return 2
     try:
         return entry[0](argv[1:])
-    except KeyboardInterrupt:
-        # a command without work worth keeping (perft, bench, solve, hint) stopped by Ctrl-C
+    except KeyboardInterrupt as stop:
+        # a command without work worth keeping (perft, bench, solve, hint) stopped by Ctrl-C,
+        # or engine.stopping's Interrupted before a run had begun: the status names the signal
+        import signal
+        from ...engine.stopping import interrupted_status
         print(f"\nscacco {argv[0]}: interrupted", file=sys.stderr)
-        return 130
+        return interrupted_status(getattr(stop, "signum", signal.SIGINT))
     except BrokenPipeError:
         # the reader of our output went away (`| head`): nothing more to say to it
         import os

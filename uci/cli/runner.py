@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass
 from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
-from ...engine.stopping import Interrupted, held, interruptible, interrupted_status
+from ...engine.stopping import Interrupted, held, interrupted_status
 from .common import EXIT_FAILED
 from .files import Journal, OutputError
 
