@@ -130,10 +130,13 @@ def _analyse_args(pgn, out, report, *extra):
             "--json", str(report), *extra]
 
 
-def _interrupt_after_first_game(args, signum):
-    """Runs scacco with args and sends signum once the first game's report is out."""
+def _interrupt_after_first_game(args, signum, ignored=None):
+    """Runs scacco with args and sends signum once the first game's report is out; with
+    ignored, that signal is ignored in the child from its start, as nohup leaves SIGHUP."""
+    setup = (lambda: signal.signal(ignored, signal.SIG_IGN)) if ignored is not None else None
     process = subprocess.Popen([sys.executable, "-m", "scacco", *args], cwd=REPO_ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=setup)
     lines = []
     for line in process.stdout:
         lines.append(line)
@@ -169,6 +172,18 @@ def test_an_interrupted_analysis_keeps_its_finished_games_and_resumes_to_the_sam
     assert report.read_bytes() == whole_json.read_bytes()
     assert resumed.stdout == whole.stdout
     assert not any(p.name.startswith(".") for p in tmp_path.iterdir())   # journal gone
+
+
+def test_an_analysis_under_nohup_runs_on_when_its_terminal_hangs_up(tmp_path):
+    """SIGHUP ignored before the start (nohup) stays ignored: the run finishes every game."""
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text("\n".join([SCHOLAR, long_game("long"), SHORT]))
+    out, report = tmp_path / "out.pgn", tmp_path / "out.json"
+    status, stdout, stderr = _interrupt_after_first_game(
+        _analyse_args(pgn, out, report), signal.SIGHUP, ignored=signal.SIGHUP)
+    assert status == 0, stderr
+    assert json.loads(report.read_text())["complete"] is True
+    assert len(_games(out)) == 3 and "Game 3:" in stdout
 
 
 def test_a_resume_with_other_settings_or_nothing_to_resume_is_refused(games, tmp_path):
