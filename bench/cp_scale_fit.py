@@ -3,6 +3,7 @@
     python bench/cp_scale_fit.py [--positions 5000] [--late 1500] [--sf-depth 12]
                                  [--nodes 150000] [--cache bench/quality/cp-scale.jsonl]
                                  [--fit-only]
+    python bench/cp_scale_fit.py --rescore NEW.jsonl [--jobs 2]
 
 Positions are sampled from real games of every phase: the shared PGN files
 (../shared/data/pgn/, standard games), the puzzle collection's source games
@@ -16,6 +17,10 @@ position (the run can be stopped and started again: it goes on where it stopped)
 With --late N, N more positions of at most LATE_MATERIAL material (every second ply, the
 self-play games of bench/wdl_fit.py among the sources when they are there): endgames are
 rare at every fourth ply of real games, and the scale must hold there too.
+
+--rescore searches the cached positions again with this build (after a change of search or
+network) into a new cache, Stockfish's labels copied, and fits that one: the check of a new
+build's scale without Stockfish's half of the work.
 
 Two fits for each evaluation.  The straight line: Stockfish's cp on Scacco's raw score by
 least squares on the positions with |sf_cp| <= 600 and neither side mating (one factor through
@@ -120,9 +125,6 @@ def fold(fen: str) -> int:
 
 
 def label(fens, cache: Path, sf_depth: int, nodes: int) -> None:
-    from scacco.engine.board import Board
-    from scacco.engine.search import PACKAGED, Searcher, score_to_cp_mate
-
     done = set()
     if cache.exists():
         with open(cache, encoding="utf-8") as handle:
@@ -137,8 +139,7 @@ def label(fens, cache: Path, sf_depth: int, nodes: int) -> None:
         return
     engine = chess.engine.SimpleEngine.popen_uci(STOCKFISH)
     engine.configure({"Threads": 1, "Hash": 16})
-    network = Searcher(16, network=PACKAGED)
-    classical = Searcher(16, network=None)
+    _start_scacco(nodes)
     start = time.monotonic()
     with open(cache, "a", encoding="utf-8") as out:
         for index, (fen, source, stage) in enumerate(todo, 1):
@@ -147,20 +148,70 @@ def label(fens, cache: Path, sf_depth: int, nodes: int) -> None:
             score = info["score"].relative
             record = {"fen": fen, "source": source, "phase": stage,
                       "sf_cp": score.score(), "sf_mate": score.mate()}
-            for name, searcher in (("net", network), ("classical", classical)):
-                searcher.clear()
-                result = searcher.search(Board(fen), nodes=nodes)
-                raw, mate = score_to_cp_mate(result.score)
-                record[f"{name}_raw"] = raw if mate is None else None
-                record[f"{name}_mate"] = mate
+            record.update(_scacco_side(fen))
             out.write(json.dumps(record) + "\n")
             out.flush()
-            if index % 25 == 0 or index == len(todo):
-                rate = index / (time.monotonic() - start)
-                print(f"{index}/{len(todo)} positions, {rate:.2f}/s, "
-                      f"{(len(todo) - index) / rate / 60:.0f} min left", file=sys.stderr,
-                      flush=True)
+            _progress(index, len(todo), start)
     engine.quit()
+
+
+_SCACCO = {}
+
+
+def _start_scacco(nodes: int) -> None:
+    """This process's two searchers (network and classical) and their node budget."""
+    from scacco.engine.search import PACKAGED, Searcher
+    _SCACCO.update(net=Searcher(16, network=PACKAGED), classical=Searcher(16, network=None),
+                   nodes=nodes)
+
+
+def _scacco_side(fen: str) -> dict:
+    """Scacco's raw score (or mate) of fen with each evaluation, each on a cleared table."""
+    from scacco.engine.board import Board
+    from scacco.engine.search import score_to_cp_mate
+    record = {}
+    for name in ("net", "classical"):
+        searcher = _SCACCO[name]
+        searcher.clear()
+        raw, mate = score_to_cp_mate(searcher.search(Board(fen), nodes=_SCACCO["nodes"]).score)
+        record[f"{name}_raw"] = raw if mate is None else None
+        record[f"{name}_mate"] = mate
+    return record
+
+
+def _progress(index: int, total: int, start: float) -> None:
+    if index % 25 == 0 or index == total:
+        rate = index / (time.monotonic() - start)
+        print(f"{index}/{total} positions, {rate:.2f}/s, "
+              f"{(total - index) / rate / 60:.0f} min left", file=sys.stderr, flush=True)
+
+
+def _rescored(record: dict) -> dict:
+    return {**record, **_scacco_side(record["fen"])}
+
+
+def rescore(cache: Path, out_path: Path, nodes: int, jobs: int) -> None:
+    """Copy cache's positions and Stockfish's labels to out_path with Scacco's side searched
+    again by this build (after a change of search or network); resumable like label()."""
+    import multiprocessing
+    done = set()
+    if out_path.exists():
+        with open(out_path, encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    done.add(json.loads(line)["fen"])
+                except (ValueError, KeyError):
+                    break
+    with open(cache, encoding="utf-8") as handle:
+        todo = [record for record in map(json.loads, handle) if record["fen"] not in done]
+    print(f"{len(done)} positions rescored, {len(todo)} to search", file=sys.stderr)
+    start = time.monotonic()
+    with multiprocessing.Pool(jobs, _start_scacco, (nodes,)) as pool, \
+            open(out_path, "a", encoding="utf-8") as out:
+        for index, record in enumerate(pool.imap(_rescored, todo, chunksize=4), 1):
+            out.write(json.dumps(record) + "\n")
+            out.flush()
+            _progress(index, len(todo), start)
 
 
 def fit(pairs):
@@ -375,9 +426,16 @@ def main() -> int:
     parser.add_argument("--late", type=int, default=0, metavar="N",
                         help=f"also N positions of at most {LATE_MATERIAL} material")
     parser.add_argument("--fit-only", action="store_true", help="fit the cached positions only")
+    parser.add_argument("--rescore", metavar="NEW.jsonl",
+                        help="search the cache's positions again with this build into NEW.jsonl "
+                             "(Stockfish's labels kept), then fit NEW.jsonl")
+    parser.add_argument("--jobs", type=int, default=2, help="processes for --rescore")
     args = parser.parse_args()
     cache = Path(args.cache)
-    if not args.fit_only:
+    if args.rescore:
+        rescore(cache, Path(args.rescore), args.nodes, args.jobs)
+        cache = Path(args.rescore)
+    elif not args.fit_only:
         label(list(sample(args.positions)), cache, args.sf_depth, args.nodes)
         if args.late:
             label(list(sample(args.late, late=True)), cache, args.sf_depth, args.nodes)
