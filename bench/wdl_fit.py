@@ -2,6 +2,7 @@
 
     python bench/wdl_fit.py --play 240 [--tc 10+0.1] [--chess960 0.25] [--concurrency 2]
     python bench/wdl_fit.py                      # fit the recorded games and print the table
+    python bench/wdl_fit.py --split-half         # ... and what the record can check at all
 
 --play N plays self-play games until the record holds N: Scacco against itself at the clock
 (10+0.1 by default), each opening of ../shared/data/chessathome_openings.fen once with each
@@ -34,7 +35,13 @@ come from and the noise of the observed shares (the half-width of their 95% inte
 game one cluster: the positions of one game share its result, so a bucket of few games is
 noisier than its count of positions says).  Games are resign-adjudicated when both sides
 report 1000 or more for 10 plies in a row (the result is then the one the score says); no
-draw is adjudicated, a game ends drawn only by the rules or at 400 plies.  The fit needs numpy
+draw is adjudicated, a game ends drawn only by the rules or at 400 plies.
+
+--split-half splits the games in two (by the parity of their line) and, each half in turn the
+test half, prints the largest bucket gap on it of a model fitted on the other half, of the
+shipped model, and of the other half's own observed shares: the last is what even a perfect
+model would miss by on a record of this size, the floor below which no calibration target
+can be checked.  The fit needs numpy
 and scipy (`pip install scipy`; the other benches do without it).
 """
 from __future__ import annotations
@@ -311,28 +318,51 @@ def clustered_margin(rows, outcome: int) -> float:
     return 100 * 1.96 * math.sqrt(variance)
 
 
+PHASES = [("all", 0, 99), ("m >= 50", 50, 99), ("m 25-49", 25, 49), ("m <= 24", 0, 24)]
+
+
+def buckets(obs):
+    """{(phase, score bucket): rows}: raw score in buckets 100 wide (key k: k*100 +- 50, the
+    ends open), within each material phase of PHASES (a position is in "all" and its own)."""
+    out = {}
+    for raw, m, outcome, game in obs:
+        key = max(-8, min(8, math.floor((raw + 50) / 100)))
+        for name, lo, hi in PHASES:
+            if lo <= m <= hi:
+                out.setdefault((name, key), []).append((raw, m, outcome, game))
+    return out
+
+
+def predicted(model: WdlModel, rows):
+    """The model's mean W, D, L (points) over rows."""
+    return [sum(predict(model, raw, m)[i] for raw, m, *_ in rows) / len(rows) for i in range(3)]
+
+
+def observed(rows):
+    """The observed shares of wins, draws and losses (points) in rows."""
+    return [100 * sum(1 for _, _, o, _ in rows if o == k) / len(rows) for k in (1, 0, -1)]
+
+
+def largest_gap(first, second) -> float:
+    return max(abs(a - b) for a, b in zip(first, second))
+
+
 def calibration(model: WdlModel, obs, minimum: int = 200) -> float:
     """Print predicted against observed shares by score and material bucket; return the
     largest gap (points) over buckets of at least `minimum` positions."""
-    phases = [("all", 0, 99), ("m >= 50", 50, 99), ("m 25-49", 25, 49), ("m <= 24", 0, 24)]
     worst = 0.0
     print(f"{'material':>9} {'raw score':>11} {'n':>6} {'games':>5}   predicted W/D/L"
           "     observed W/D/L   noise")
-    for name, lo, hi in phases:
-        buckets = {}
-        for raw, m, outcome, game in obs:
-            if lo <= m <= hi:
-                key = max(-8, min(8, math.floor((raw + 50) / 100)))
-                buckets.setdefault(key, []).append((raw, m, outcome, game))
-        for key in sorted(buckets):
-            rows = buckets[key]
+    table = buckets(obs)
+    for name, _, _ in PHASES:
+        for key in sorted(k for phase, k in table if phase == name):
+            rows = table[(name, key)]
             if len(rows) < 50:
                 continue
-            pred = [sum(predict(model, raw, m)[i] for raw, m, *_ in rows) / len(rows)
-                    for i in range(3)]
-            seen = [100 * sum(1 for _, _, o, _ in rows if o == k) / len(rows) for k in (1, 0, -1)]
+            pred = predicted(model, rows)
+            seen = observed(rows)
             games = len({game for *_, game in rows})
-            gap = max(abs(p - s) for p, s in zip(pred, seen))
+            gap = largest_gap(pred, seen)
             noise = max(clustered_margin(rows, k) for k in (1, 0, -1))
             label = (f"<= {key * 100 + 50}" if key == -8 else f">= {key * 100 - 50}" if key == 8
                      else f"{key * 100 - 50}..{key * 100 + 50}")
@@ -346,6 +376,34 @@ def calibration(model: WdlModel, obs, minimum: int = 200) -> float:
     return worst
 
 
+def split_half(obs, minimum: int = 200) -> None:
+    """How well can this record check a model at all?  The games split in two by the parity
+    of their line; for each half as the test half: the largest gap, over the buckets of at
+    least `minimum` positions in both halves, of a model fitted on the other half, of
+    engine/score.py's WDL_MODEL, and of the other half's own observed shares (what a perfect
+    model of the other half would miss by: the noise floor of the test)."""
+    for test in (0, 1):
+        train = [o for o in obs if o[3] % 2 != test]
+        held = [o for o in obs if o[3] % 2 == test]
+        model = fit(train)
+        train_buckets, held_buckets = buckets(train), buckets(held)
+        worst = {"fitted": (0.0, None), "shipped": (0.0, None), "other half": (0.0, None)}
+        for key, rows in held_buckets.items():
+            if len(rows) < minimum or len(train_buckets.get(key, ())) < minimum:
+                continue
+            seen = observed(rows)
+            for name, expected in (("fitted", predicted(model, rows)),
+                                   ("shipped", predicted(WDL_MODEL, rows)),
+                                   ("other half", observed(train_buckets[key]))):
+                gap = largest_gap(expected, seen)
+                if gap > worst[name][0]:
+                    worst[name] = (gap, key)
+        parts = [f"{name} {gap:.1f} ({key[0]}, raw {key[1] * 100:+d})" if key else f"{name} -"
+                 for name, (gap, key) in worst.items()]
+        print(f"games of {'even' if test == 0 else 'odd'} lines as the test half "
+              f"({len(held)} positions): largest gap of " + ", ".join(parts))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -357,6 +415,8 @@ def main() -> int:
     parser.add_argument("--games", default=str(ROOT / "bench" / "quality" / "wdl-games.jsonl"))
     parser.add_argument("--import", dest="match", nargs=2, metavar=("PGN", "LOGDIR"),
                         help="add a match's games, scored from bench/uci_tee.py's logs")
+    parser.add_argument("--split-half", action="store_true",
+                        help="also check models on half the games against the other half")
     args = parser.parse_args()
     path = Path(args.games)
     if args.match:
@@ -385,6 +445,8 @@ def main() -> int:
     print("calibration of engine/score.py's WDL_MODEL:")
     worst = calibration(WDL_MODEL, obs)
     print(f"largest gap in buckets of >= 200 positions: {worst:.1f} points (target <= 5)")
+    if args.split_half:
+        split_half(obs)
     return 0
 
 
