@@ -124,7 +124,8 @@ def fold(fen: str) -> int:
     return hashlib.sha256(fen.encode()).digest()[0] % FOLDS
 
 
-def label(fens, cache: Path, sf_depth: int, nodes: int) -> None:
+def cached_fens(cache: Path) -> set:
+    """The FENs a cache already holds (none if it does not exist yet)."""
     done = set()
     if cache.exists():
         with open(cache, encoding="utf-8") as handle:
@@ -133,6 +134,11 @@ def label(fens, cache: Path, sf_depth: int, nodes: int) -> None:
                     done.add(json.loads(line)["fen"])
                 except (ValueError, KeyError):
                     break                            # a torn last line: searched again
+    return done
+
+
+def label(fens, cache: Path, sf_depth: int, nodes: int) -> None:
+    done = cached_fens(cache)
     todo = [entry for entry in fens if entry[0] not in done]
     print(f"{len(done)} positions cached, {len(todo)} to search", file=sys.stderr)
     if not todo:
@@ -194,14 +200,7 @@ def rescore(cache: Path, out_path: Path, nodes: int, jobs: int) -> None:
     """Copy cache's positions and Stockfish's labels to out_path with Scacco's side searched
     again by this build (after a change of search or network); resumable like label()."""
     import multiprocessing
-    done = set()
-    if out_path.exists():
-        with open(out_path, encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    done.add(json.loads(line)["fen"])
-                except (ValueError, KeyError):
-                    break
+    done = cached_fens(out_path)
     with open(cache, encoding="utf-8") as handle:
         todo = [record for record in map(json.loads, handle) if record["fen"] not in done]
     print(f"{len(done)} positions rescored, {len(todo)} to search", file=sys.stderr)
