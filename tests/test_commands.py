@@ -133,7 +133,12 @@ def _analyse_args(pgn, out, report, *extra):
 def _interrupt_after_first_game(args, signum, ignored=None):
     """Runs scacco with args and sends signum once the first game's report is out; with
     ignored, that signal is ignored in the child from its start, as nohup leaves SIGHUP."""
-    setup = (lambda: signal.signal(ignored, signal.SIG_IGN)) if ignored is not None else None
+    def setup():
+        # SIGINT as a shell leaves it to a foreground program (a test runner started in the
+        # background inherits it ignored, and a run keeps a signal its caller ignores)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        if ignored is not None:
+            signal.signal(ignored, signal.SIG_IGN)
     process = subprocess.Popen([sys.executable, "-m", "scacco", *args], cwd=REPO_ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                preexec_fn=setup)
