@@ -137,6 +137,18 @@ def cached_fens(cache: Path) -> set:
     return done
 
 
+def read_cache(cache: Path) -> list:
+    """The cache's records, up to a torn last line."""
+    records = []
+    with open(cache, encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                records.append(json.loads(line))
+            except ValueError:
+                break
+    return records
+
+
 def label(fens, cache: Path, sf_depth: int, nodes: int) -> None:
     done = cached_fens(cache)
     todo = [entry for entry in fens if entry[0] not in done]
@@ -201,8 +213,7 @@ def rescore(cache: Path, out_path: Path, nodes: int, jobs: int) -> None:
     again by this build (after a change of search or network); resumable like label()."""
     import multiprocessing
     done = cached_fens(out_path)
-    with open(cache, encoding="utf-8") as handle:
-        todo = [record for record in map(json.loads, handle) if record["fen"] not in done]
+    todo = [record for record in read_cache(cache) if record["fen"] not in done]
     print(f"{len(done)} positions rescored, {len(todo)} to search", file=sys.stderr)
     start = time.monotonic()
     with multiprocessing.Pool(jobs, _start_scacco, (nodes,)) as pool, \
@@ -438,13 +449,7 @@ def main() -> int:
         label(list(sample(args.positions)), cache, args.sf_depth, args.nodes)
         if args.late:
             label(list(sample(args.late, late=True)), cache, args.sf_depth, args.nodes)
-    records = []
-    with open(cache, encoding="utf-8") as handle:
-        for line in handle:
-            try:
-                records.append(json.loads(line))
-            except ValueError:
-                break
+    records = read_cache(cache)
     print(f"{len(records)} positions (Stockfish 15.1 depth {args.sf_depth}, Scacco "
           f"{args.nodes} nodes)")
     for name in ("net", "classical"):
