@@ -39,9 +39,10 @@ draw is adjudicated, a game ends drawn only by the rules or at 400 plies.
 
 --split-half splits the games in two (by the parity of their line) and, each half in turn the
 test half, prints the largest bucket gap on it of a model fitted on the other half, of the
-shipped model, and of the other half's own observed shares: the last is what even a perfect
-model would miss by on a record of this size, the floor below which no calibration target
-can be checked.  The fit needs numpy
+shipped model, and of the other half's own observed shares: two halves' noise in the last, so
+a perfect model would miss one half by about 1/sqrt(2) of it, and the whole record (twice a
+half's games) by about half of it: the floor below which no calibration target can be checked
+on this record.  The fit needs numpy
 and scipy (`pip install scipy`; the other benches do without it).
 """
 from __future__ import annotations
@@ -380,8 +381,8 @@ def split_half(obs, minimum: int = 200) -> None:
     """How well can this record check a model at all?  The games split in two by the parity
     of their line; for each half as the test half: the largest gap, over the buckets of at
     least `minimum` positions in both halves, of a model fitted on the other half, of
-    engine/score.py's WDL_MODEL, and of the other half's own observed shares (what a perfect
-    model of the other half would miss by: the noise floor of the test)."""
+    engine/score.py's WDL_MODEL, and of the other half's own observed shares (the noise of
+    both halves: a perfect model misses a half by about 1/sqrt(2) of it)."""
     for test in (0, 1):
         train = [o for o in obs if o[3] % 2 != test]
         held = [o for o in obs if o[3] % 2 == test]
