@@ -17,7 +17,7 @@ import pytest
 
 from scacco.engine.batch import Failure, WorkerDied, run_local
 from scacco.uci.__main__ import main
-from tests.conftest import REPO_ROOT, shared_file
+from tests.conftest import REPO_ROOT, default_stop_signals, shared_file
 from tests.oracles import play_random
 from tests.sample_games import SCHOLAR, SHORT
 
@@ -134,9 +134,7 @@ def _interrupt_after_first_game(args, signum, ignored=None):
     """Runs scacco with args and sends signum once the first game's report is out; with
     ignored, that signal is ignored in the child from its start, as nohup leaves SIGHUP."""
     def setup():
-        # SIGINT as a shell leaves it to a foreground program (a test runner started in the
-        # background inherits it ignored, and a run keeps a signal its caller ignores)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        default_stop_signals()
         if ignored is not None:
             signal.signal(ignored, signal.SIG_IGN)
     process = subprocess.Popen([sys.executable, "-m", "scacco", *args], cwd=REPO_ROOT,

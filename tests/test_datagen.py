@@ -17,7 +17,7 @@ from scacco.engine.training.datagen import (GAME_ENDS, HEADER_BYTES, RECORD_BYTE
                                    Settings, chess960_fen, decode_record, end_mark, game_start,
                                    generate, load_numpy, play_game, read_openings,
                                    read_positions, read_settings)
-from tests.conftest import shared_file
+from tests.conftest import default_stop_signals, shared_file
 
 NODES = 300          # small budgets keep the games fast; the rules do not depend on it
 RULE_ENDS = {"checkmate", "stalemate", "insufficient material", "fifty moves",
@@ -789,11 +789,12 @@ def test_ctrl_c_keeps_the_finished_games_says_how_far_and_stops_the_workers(tmp_
         command = [sys.executable, "-m", "scacco", "datagen", "--out", str(path), "--games",
                    "100000", "--nodes", str(NODES), "--seed", "11", "--random-plies", "6",
                    "--chess960-share", "0.2", "--openings", str(openings), "--jobs", str(jobs)]
-    # SIGINT as the shell would leave it to a foreground program (a test runner started in
-    # the background may have it ignored)
+    # the signals as a terminal leaves them to a foreground program (a test runner started in
+    # the background has SIGINT ignored, under nohup SIGHUP, and a run keeps what its caller
+    # ignores)
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                text=True, env=environment, start_new_session=True,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                               preexec_fn=default_stop_signals)
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and process.poll() is None:
