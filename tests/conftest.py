@@ -36,8 +36,9 @@ def shared_file(name: str) -> Path:
 def default_stop_signals() -> None:
     """In a child before exec: SIGINT, SIGTERM and SIGHUP at their defaults, as a terminal
     leaves them to a foreground program.  A test runner started in the background has SIGINT
-    ignored, under nohup SIGHUP too, and a long run keeps a signal its caller ignores, so a
-    test that stops a run by a signal must not let the runner's state through."""
+    ignored, under nohup SIGHUP too, and a program keeps a signal its caller ignores (Python
+    installs no KeyboardInterrupt for an ignored SIGINT; scacco's long runs keep the three), so
+    a test that stops a program by a signal must not let the runner's state through."""
     import signal
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, signal.SIG_DFL)

@@ -9,7 +9,7 @@ import time
 import chess
 import pytest
 
-from tests.conftest import shared_file
+from tests.conftest import default_stop_signals, shared_file
 from uci_client import ENGINE_COMMAND, HANG_TIMEOUT, ROOT, UciProcess
 
 START = chess.STARTING_FEN
@@ -147,7 +147,8 @@ def engine_with_a_long_search():
     """An engine that was given `go depth 100` and then the end of its input, once it has
     begun to answer."""
     proc = subprocess.Popen(ENGINE_COMMAND, cwd=ROOT, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=default_stop_signals)
     proc.stdin.write(b"position startpos\ngo depth 100\n")
     proc.stdin.close()
     assert proc.stdout.readline().startswith(b"info depth 1 ")
