@@ -8,8 +8,8 @@ depth 12; no Stockfish needed here), those with the side to move not in check an
 score within 600 cp and not a mate.  For each network: the correlation of its static
 evaluation with Stockfish's centipawns; the factor k that brings k * eval closest to
 Stockfish's score in winning chances (lichess's curve, engine/score.py), and that squared gap,
-overall and by material (engine/score.py's count: endgame up to 29, late middlegame 30-59,
-middlegame 60 and more).  A lower gap is a network that reads real positions more as Stockfish
+overall and by material (cp_scale_fit.py's phases of engine/score.py's count: endgame up to
+29, late middlegame 30-59, middlegame 60 and more).  A lower gap is a network that reads real positions more as Stockfish
 does, whatever its own units.  Against the first network, each other's difference of gap with
 its 95% interval by a paired bootstrap over the positions (a difference whose interval holds 0
 is no difference).
@@ -22,7 +22,6 @@ order.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -31,36 +30,27 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench.cp_scale_fit import (LIMIT_CP, PHASES, read_cache,  # noqa: E402
+                                winning_chances_array as winning_chances)
 from scacco.engine.board import Board  # noqa: E402
 from scacco.engine.nnue import read_network  # noqa: E402
-from scacco.engine.score import WIN_MULTIPLIER, material  # noqa: E402
+from scacco.engine.score import material  # noqa: E402
 
-LIMIT_CP = 600
-PHASES = [("endgame", 0, 29), ("late middlegame", 30, 59), ("middlegame", 60, 78)]
 RESAMPLES = 2000
-
-
-def winning_chances(cp):
-    return 2.0 / (1.0 + np.exp(WIN_MULTIPLIER * cp)) - 1.0
 
 
 def positions(cache: Path):
     """(fens, Stockfish cp, material) of the usable positions of the cache."""
     fens, sf, mat = [], [], []
-    with open(cache, encoding="utf-8") as handle:
-        for line in handle:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                break                                   # a torn last line
-            if record["sf_mate"] is not None or abs(record["sf_cp"]) > LIMIT_CP:
-                continue
-            board = chess.Board(record["fen"])
-            if board.is_check():
-                continue
-            fens.append(record["fen"])
-            sf.append(record["sf_cp"])
-            mat.append(material(board))
+    for record in read_cache(cache):
+        if record["sf_mate"] is not None or abs(record["sf_cp"]) > LIMIT_CP:
+            continue
+        board = chess.Board(record["fen"])
+        if board.is_check():
+            continue
+        fens.append(record["fen"])
+        sf.append(record["sf_cp"])
+        mat.append(material(board))
     return fens, np.array(sf, dtype=float), np.array(mat)
 
 
