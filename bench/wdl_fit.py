@@ -3,6 +3,7 @@
     python bench/wdl_fit.py --play 240 [--tc 10+0.1] [--chess960 0.25] [--concurrency 2]
     python bench/wdl_fit.py                      # fit the recorded games and print the table
     python bench/wdl_fit.py --split-half         # ... and what the record can check at all
+    python bench/wdl_fit.py --folds 5            # ... and whether the bent score predicts better
 
 --play N plays self-play games until the record holds N: Scacco against itself at the clock
 (10+0.1 by default), each opening of ../shared/data/chessathome_openings.fen once with each
@@ -25,9 +26,10 @@ logs lack for more than a tenth of its moves is recorded without scores, a game 
 side left out.  The match's
 adjudication is its own (8 plies both at 1000 or more).
 
-The fit: Stockfish's shape (engine/score.py's WdlModel).  Every position not scored as a mate
-is one observation of the game's result from the mover's side; a(m) and b(m) are cubic
-polynomials of m/58 (m the material, clamped to 17..78), chosen by maximum likelihood.  The
+The fit: Stockfish's shape on a bent score (engine/score.py's WdlModel).  Every position not
+scored as a mate is one observation of the game's result from the mover's side; a(m) and b(m)
+are cubic polynomials of m/58 (m the material, clamped to 17..78) and the score's power one
+number, all chosen by maximum likelihood.  The
 calibration: positions in buckets of raw score (100 wide) and of material, the model's mean
 predicted win, draw and loss against the observed shares, for buckets of at least 200
 positions (the target: within 5 points each), with the number of games the bucket's positions
@@ -42,7 +44,9 @@ test half, prints the largest bucket gap on it of a model fitted on the other ha
 shipped model, and of the other half's own observed shares: two halves' noise in the last, so
 a perfect model would miss one half by about 1/sqrt(2) of it, and the whole record (twice a
 half's games) by about half of it: the floor below which no calibration target can be checked
-on this record.  The fit needs numpy
+on this record.  --folds K deals the games at random into K folds and prints, each fold held
+out in turn, the log loss on it of Stockfish's shape (power 1) and of the bent one, both fitted
+on the other folds: which shape predicts games it has not seen.  The fit needs numpy
 and scipy (`pip install scipy`; the other benches do without it).
 """
 from __future__ import annotations
@@ -279,31 +283,75 @@ def predict(model: WdlModel, raw: float, m: int):
     return w / 10, d / 10, l / 10
 
 
-def fit(obs) -> WdlModel:
+def arrays(obs):
+    """numpy arrays of the observations: raw score, material clamped and over NORM, outcome."""
     import numpy as np
-    from scipy.optimize import minimize
     v = np.array([o[0] for o in obs], dtype=float)
     x = np.clip(np.array([o[1] for o in obs], dtype=float), LOW, HIGH) / NORM
     y = np.array([o[2] for o in obs])
-    powers = np.stack([x ** i for i in range(DEGREE + 1)], axis=1)
+    return v, x, y
+
+
+def log_loss(a, b, power, v, x, y) -> float:
+    """Mean negative log-likelihood of outcomes y under the model of coefficients a, b and
+    power (engine/score.py's WdlModel, computed over arrays; b kept at 1 or more)."""
+    import numpy as np
+    powers = np.stack([x ** i for i in range(len(a))], axis=1)
+    mid = powers @ np.asarray(a)
+    width = np.maximum(powers @ np.asarray(b), 1.0)
+    g = np.sign(v) * 100.0 * (np.abs(v) / 100.0) ** power
+    pw = 1 / (1 + np.exp(np.clip((mid - g) / width, -50, 50)))
+    pl = 1 / (1 + np.exp(np.clip((mid + g) / width, -50, 50)))
+    pd = np.maximum(1 - pw - pl, 1e-9)
+    p = np.where(y == 1, pw, np.where(y == -1, pl, pd))
+    return float(-np.mean(np.log(np.maximum(p, 1e-9))))
+
+
+def model_loss(model: WdlModel, obs) -> float:
+    return log_loss(model.a, model.b, model.power, *arrays(obs))
+
+
+def fit(obs, bend: bool = True, quiet: bool = False) -> WdlModel:
+    """The model of maximum likelihood on obs: a and b cubic in the material, and with bend
+    the score's power too (without it, 1: Stockfish's shape)."""
+    import numpy as np
+    from scipy.optimize import minimize
+    v, x, y = arrays(obs)
 
     def loss(params):
-        a = powers @ params[:DEGREE + 1]
-        b = np.maximum(powers @ params[DEGREE + 1:], 1.0)
-        pw = 1 / (1 + np.exp(np.clip((a - v) / b, -50, 50)))
-        pl = 1 / (1 + np.exp(np.clip((a + v) / b, -50, 50)))
-        pd = np.maximum(1 - pw - pl, 1e-9)
-        p = np.where(y == 1, pw, np.where(y == -1, pl, pd))
-        return -np.mean(np.log(np.maximum(p, 1e-9)))
+        power = min(max(params[-1], 0.2), 2.0) if bend else 1.0
+        return log_loss(params[:DEGREE + 1], params[DEGREE + 1:2 * DEGREE + 2], power, v, x, y)
 
-    start = np.array([200.0] + [0.0] * DEGREE + [80.0] + [0.0] * DEGREE)
+    start = np.array([200.0] + [0.0] * DEGREE + [80.0] + [0.0] * DEGREE + ([1.0] if bend else []))
     best = minimize(loss, start, method="Nelder-Mead",
-                    options={"maxiter": 20000, "maxfev": 20000, "xatol": 1e-3, "fatol": 1e-9})
+                    options={"maxiter": 40000, "maxfev": 40000, "xatol": 1e-3, "fatol": 1e-9})
     best = minimize(loss, best.x, method="BFGS")
     params = [round(float(c), 3) for c in best.x]
-    print(f"log loss {best.fun:.5f} on {len(obs)} positions", file=sys.stderr)
-    return WdlModel(a=tuple(params[:DEGREE + 1]), b=tuple(params[DEGREE + 1:]), low=LOW,
-                    high=HIGH, norm=NORM)
+    power = round(min(max(float(best.x[-1]), 0.2), 2.0), 4) if bend else 1.0
+    if not quiet:
+        print(f"log loss {best.fun:.5f} on {len(obs)} positions", file=sys.stderr)
+    return WdlModel(a=tuple(params[:DEGREE + 1]), b=tuple(params[DEGREE + 1:2 * DEGREE + 2]),
+                    low=LOW, high=HIGH, norm=NORM, power=power)
+
+
+def cross_validate(obs, folds: int, seed: int = 20261207) -> None:
+    """Which shape predicts games it was not fitted on: the games dealt at random into folds,
+    each fold in turn held out, the held-out log loss of Stockfish's shape (power 1) and of the
+    bent one, both fitted on the other folds."""
+    games = sorted({o[3] for o in obs})
+    deal = random.Random(seed)
+    fold_of = {game: deal.randrange(folds) for game in games}
+    losses = {False: [], True: []}
+    for k in range(folds):
+        train = [o for o in obs if fold_of[o[3]] != k]
+        held = [o for o in obs if fold_of[o[3]] == k]
+        for bend in (False, True):
+            losses[bend].append(model_loss(fit(train, bend, quiet=True), held))
+        print(f"fold {k + 1}/{folds}: held-out log loss {losses[False][-1]:.5f} (power 1), "
+              f"{losses[True][-1]:.5f} (power fitted)", file=sys.stderr)
+    better = sum(1 for plain, bent in zip(losses[False], losses[True]) if bent < plain)
+    print(f"{folds}-fold held-out log loss: power 1 {sum(losses[False]) / folds:.5f}, power fitted "
+          f"{sum(losses[True]) / folds:.5f} (lower in {better} of {folds} folds)")
 
 
 def clustered_margin(rows, outcome: int) -> float:
@@ -418,7 +466,11 @@ def main() -> int:
                         help="add a match's games, scored from bench/uci_tee.py's logs")
     parser.add_argument("--split-half", action="store_true",
                         help="also check models on half the games against the other half")
+    parser.add_argument("--folds", type=int, metavar="K",
+                        help="also compare the two shapes' held-out log loss over K folds of games")
     args = parser.parse_args()
+    if args.folds is not None and args.folds < 2:
+        parser.error("--folds needs 2 or more")
     path = Path(args.games)
     if args.match:
         pgn_path, log_folder = Path(args.match[0]), Path(args.match[1])
@@ -436,7 +488,9 @@ def main() -> int:
     games = sum(1 for _ in path.open())
     print(f"{games} games, {len(obs)} scored positions")
     model = fit(obs)
-    print(f"fitted: WdlModel(a={model.a}, b={model.b}, low={LOW}, high={HIGH}, norm={NORM})")
+    print(f"fitted: WdlModel(a={model.a}, b={model.b}, low={LOW}, high={HIGH}, norm={NORM}, "
+          f"power={model.power})")
+    print(f"log loss: fitted {model_loss(model, obs):.5f}, WDL_MODEL {model_loss(WDL_MODEL, obs):.5f}")
     for m in (78, 58, 40, 20):
         a, b = model.parameters(m)
         print(f"  material {m}: a {a:.1f}, b {b:.1f} (raw units)")
@@ -448,6 +502,8 @@ def main() -> int:
     print(f"largest gap in buckets of >= 200 positions: {worst:.1f} points (target <= 5)")
     if args.split_half:
         split_half(obs)
+    if args.folds:
+        cross_validate(obs, args.folds)
     return 0
 
 

@@ -90,27 +90,34 @@ def normalised_cp(raw: int, network, material: int) -> int:
 
 @dataclass(frozen=True)
 class WdlModel:
-    """Stockfish's shape of win-draw-loss model: with v the score in the packaged network's
-    raw units, x the material clamped to [low, high] over norm, and a, b polynomials of x
-    (coefficients from the constant term up), P(win) = 1 / (1 + exp((a(x) - v) / b(x))),
-    P(loss) the same at -v, the draw the rest."""
+    """Stockfish's shape of win-draw-loss model on a bent score: with v the score in the
+    packaged network's raw units, x the material clamped to [low, high] over norm, and a, b
+    polynomials of x (coefficients from the constant term up), P(win) = 1 / (1 + exp((a(x) -
+    g(v)) / b(x))), P(loss) the same at -v, the draw the rest, where g(v) = sign(v) * 100 *
+    (|v| / 100) ** power.  At power 1 that is Stockfish's model; below 1 the win chance rises
+    sooner from a small edge and saturates later, as the games say."""
 
     a: Tuple[float, ...]
     b: Tuple[float, ...]
     low: int
     high: int
     norm: float = 58.0
+    power: float = 1.0
 
     def parameters(self, material: int) -> Tuple[float, float]:
         x = min(max(material, self.low), self.high) / self.norm
         return (sum(c * x ** i for i, c in enumerate(self.a)),
                 sum(c * x ** i for i, c in enumerate(self.b)))
 
+    def bent(self, v: float) -> float:
+        """g(v): the score as the model's logistic reads it."""
+        return math.copysign(100.0 * (abs(v) / 100.0) ** self.power, v)
+
     def per_mille(self, v: float, material: int) -> Tuple[int, int, int]:
         a, b = self.parameters(material)
 
         def chance(x: float) -> float:
-            z = (a - x) / b
+            z = (a - self.bent(x)) / b
             return 0.0 if z > 700 else 1.0 / (1.0 + math.exp(z))
         win = round(1000 * chance(v))
         loss = min(round(1000 * chance(-v)), 1000 - win)
@@ -119,8 +126,8 @@ class WdlModel:
 
 # Fitted by bench/wdl_fit.py on Scacco's own games at 10+0.1 (the games, the fit and the
 # calibration table are in docs/results/analysis.md).
-WDL_MODEL = WdlModel(a=(332.993, -260.227, -107.481, 152.3),
-                     b=(54.256, 52.588, -138.564, 87.015), low=17, high=78, norm=58)
+WDL_MODEL = WdlModel(a=(233.296, -167.117, -50.389, 102.76),
+                     b=(34.654, 7.98, -28.604, 39.356), low=17, high=78, norm=58, power=0.6866)
 
 
 def wdl(cp: int, material: int) -> Tuple[int, int, int]:

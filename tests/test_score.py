@@ -72,6 +72,15 @@ def test_wdl_model_by_hand():
     loss = 1 / (1 + math.exp((30 + 90) / 35))
     assert model.per_mille(90, 20) == (round(1000 * win), 1000 - round(1000 * win) - round(1000 * loss),
                                        round(1000 * loss))
+    # the bent score: with power 0.5, v = 400 reads g = 100 * 4 ** 0.5 = 200, so the win is
+    # 1 / (1 + e^((100 - 200) / 50)) = 1 / (1 + e^-2) = 0.880797 and the loss
+    # 1 / (1 + e^((100 + 200) / 50)) = 1 / (1 + e^6) = 0.002473; v = 25 reads g = 50, the win
+    # 1 / (1 + e^1) = 0.268941, the loss 1 / (1 + e^3) = 0.047426
+    model = WdlModel(a=(100.0,), b=(50.0,), low=0, high=78, power=0.5)
+    assert model.bent(400) == 200.0 and model.bent(-25) == -50.0 and model.bent(0) == 0.0
+    assert model.per_mille(400, 40) == (881, 117, 2)
+    assert model.per_mille(25, 40) == (269, 684, 47)
+    assert model.per_mille(-25, 40) == (47, 684, 269)
 
 
 def test_the_fitted_wdl_model_sums_to_1000_is_monotone_and_symmetric():
