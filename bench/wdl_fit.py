@@ -367,6 +367,23 @@ def clustered_margin(rows, outcome: int) -> float:
     return 100 * 1.96 * math.sqrt(variance)
 
 
+def miss_margin(model: WdlModel, rows, outcome: int) -> float:
+    """Half-width (points) of the 95% interval of the mean miss, observed minus predicted, of
+    the share of `outcome` in `rows`, with the positions of one game one cluster."""
+    column = {1: 0, 0: 1, -1: 2}[outcome]
+    per_game = {}
+    for raw, m, o, game in rows:
+        miss = (o == outcome) - predict(model, raw, m)[column] / 100
+        per_game[game] = per_game.get(game, 0.0) + miss
+    centre = sum(per_game.values()) / len(rows)
+    counts = {}
+    for *_, game in rows:
+        counts[game] = counts.get(game, 0) + 1
+    variance = sum((total - centre * counts[game]) ** 2
+                   for game, total in per_game.items()) / len(rows) ** 2
+    return 100 * 1.96 * math.sqrt(variance)
+
+
 PHASES = [("all", 0, 99), ("m >= 50", 50, 99), ("m 25-49", 25, 49), ("m <= 24", 0, 24)]
 
 
@@ -398,8 +415,13 @@ def largest_gap(first, second) -> float:
 
 def calibration(model: WdlModel, obs, minimum: int = 200) -> float:
     """Print predicted against observed shares by score and material bucket; return the
-    largest gap (points) over buckets of at least `minimum` positions."""
+    largest gap (points) over buckets of at least `minimum` positions.  Also counts the buckets
+    of that size where a share's miss is outside its 95% interval (marked !), the interval of
+    the mean of observed minus predicted with each game one cluster: with a perfect model each
+    share is outside it one time in twenty, by chance.  A miss under one point is not counted:
+    where nearly every game of a bucket has one result the interval shrinks to nothing."""
     worst = 0.0
+    beyond = counted = 0
     print(f"{'material':>9} {'raw score':>11} {'n':>6} {'games':>5}   predicted W/D/L"
           "     observed W/D/L   noise")
     table = buckets(obs)
@@ -419,9 +441,16 @@ def calibration(model: WdlModel, obs, minimum: int = 200) -> float:
             if len(rows) >= minimum:
                 worst = max(worst, gap)
                 mark = " *" if gap > 5 else ""
+                counted += 1
+                if any(abs(a - b) >= 1 and abs(a - b) > miss_margin(model, rows, k)
+                       for a, b, k in zip(pred, seen, (1, 0, -1))):
+                    beyond += 1
+                    mark += " !"
             print(f"{name:>9} {label:>11} {len(rows):>6} {games:>5}   {pred[0]:5.1f} {pred[1]:5.1f}"
                   f" {pred[2]:5.1f}    {seen[0]:5.1f} {seen[1]:5.1f} {seen[2]:5.1f}"
                   f"   {noise:5.1f}{mark}")
+    print(f"buckets of >= {minimum} positions with a share outside its 95% interval: {beyond} of "
+          f"{counted} (a perfect model: about one share in twenty, three shares a bucket)")
     return worst
 
 
