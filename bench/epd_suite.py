@@ -5,8 +5,11 @@ early exit), then judged: solved when the best move is one of the `bm` moves and
 `am` moves.  python-chess parses the EPD (SAN moves) and prints our move in SAN.
 
     python bench/epd_suite.py ../shared/data/win_at_chess_test.epd --time 1 [--hash 16] [--limit N]
+        [--switch probcut=off ...]
 
-One line per position, then `solved/total` and the ids of the positions not solved.
+One line per position, then `solved/total` and the ids of the positions not solved.  --switch
+sets one of the Searcher's switches of search features on trial (docs/development.md) before
+the run, e.g. `probcut=off` to see what a feature does to the suite.
 """
 import argparse
 import sys
@@ -65,9 +68,28 @@ def format_score(result):
     return f"cp {result.score_cp}"
 
 
-def run(entries, seconds, hash_mb):
+SWITCHES = ("singular_extensions", "correction_history", "network_scaling", "far_continuation",
+            "probcut", "history_pruning", "best_move_history", "node_time")
+
+
+def parse_switch(text):
+    """'NAME=on' or 'NAME=off' (also true/false, 1/0) -> (NAME, bool).
+
+    :raises ValueError: naming what is wrong.
+    """
+    name, sep, value = text.partition("=")
+    values = {"on": True, "true": True, "1": True, "off": False, "false": False, "0": False}
+    if not sep or name not in SWITCHES or value.lower() not in values:
+        raise ValueError(f"--switch {text!r}: want NAME=on or NAME=off, NAME one of "
+                         + ", ".join(SWITCHES))
+    return name, values[value.lower()]
+
+
+def run(entries, seconds, hash_mb, switches=()):
     """Search every entry for `seconds`; print one line each and return the unsolved ids."""
     searcher = Searcher(hash_mb)
+    for name, on in switches:
+        setattr(searcher, name, on)
     failed = []
     start = time.perf_counter()
     for index, (ident, board, bm, am) in enumerate(entries, 1):
@@ -98,6 +120,9 @@ def main(argv=None):
     parser.add_argument("--hash", type=int, default=16,
                         help="transposition table in MB (default 16)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N positions")
+    parser.add_argument("--switch", action="append", default=[], metavar="NAME=on|off",
+                        help="a search feature on trial switched on or off (repeatable): "
+                             + ", ".join(SWITCHES))
     args = parser.parse_args(argv)
     if args.time <= 0:
         parser.error("--time must be positive")
@@ -106,10 +131,16 @@ def main(argv=None):
     if not 1 <= args.hash <= MAX_HASH_MB:
         parser.error(f"--hash must be in 1..{MAX_HASH_MB} MB")
     try:
+        switches = [parse_switch(text) for text in args.switch]
+    except ValueError as error:
+        parser.error(str(error))
+    try:
         entries = read_suite(args.suite, args.limit)
     except (OSError, ValueError) as error:
         parser.error(str(error))
-    run(entries, args.time, args.hash)
+    if switches:
+        print("switches: " + ", ".join(f"{name}={'on' if on else 'off'}" for name, on in switches))
+    run(entries, args.time, args.hash, switches)
     return 0
 
 
