@@ -354,34 +354,30 @@ def cross_validate(obs, folds: int, seed: int = 20261207) -> None:
           f"{sum(losses[True]) / folds:.5f} (lower in {better} of {folds} folds)")
 
 
-def clustered_margin(rows, outcome: int) -> float:
-    """Half-width (points) of the 95% interval of the observed share of `outcome` in `rows`,
-    with the positions of one game counted as one cluster: they share the game's result, so
-    a bucket is worth its games more than its positions."""
+def cluster_margin(rows, values) -> float:
+    """Half-width (points) of the 95% interval of the mean of `values` (one per row), with the
+    positions of one game counted as one cluster: they share the game's result, so a bucket
+    is worth its games more than its positions."""
     n = len(rows)
-    share = sum(1 for *_, o, _ in rows if o == outcome) / n
+    centre = sum(values) / n
     per_game = {}
-    for *_, o, game in rows:
-        per_game[game] = per_game.get(game, 0.0) + (o == outcome) - share
+    for (*_, game), value in zip(rows, values):
+        per_game[game] = per_game.get(game, 0.0) + value - centre
     variance = sum(d * d for d in per_game.values()) / (n * n)
     return 100 * 1.96 * math.sqrt(variance)
 
 
+def clustered_margin(rows, outcome: int) -> float:
+    """The 95% half-width (points) of the observed share of `outcome` in `rows`."""
+    return cluster_margin(rows, [float(o == outcome) for _, _, o, _ in rows])
+
+
 def miss_margin(model: WdlModel, rows, outcome: int) -> float:
-    """Half-width (points) of the 95% interval of the mean miss, observed minus predicted, of
-    the share of `outcome` in `rows`, with the positions of one game one cluster."""
+    """The 95% half-width (points) of the mean miss, observed minus predicted, of the share of
+    `outcome` in `rows`."""
     column = {1: 0, 0: 1, -1: 2}[outcome]
-    per_game = {}
-    for raw, m, o, game in rows:
-        miss = (o == outcome) - predict(model, raw, m)[column] / 100
-        per_game[game] = per_game.get(game, 0.0) + miss
-    centre = sum(per_game.values()) / len(rows)
-    counts = {}
-    for *_, game in rows:
-        counts[game] = counts.get(game, 0) + 1
-    variance = sum((total - centre * counts[game]) ** 2
-                   for game, total in per_game.items()) / len(rows) ** 2
-    return 100 * 1.96 * math.sqrt(variance)
+    return cluster_margin(rows, [(o == outcome) - predict(model, raw, m)[column] / 100
+                                 for raw, m, o, _ in rows])
 
 
 PHASES = [("all", 0, 99), ("m >= 50", 50, 99), ("m 25-49", 25, 49), ("m <= 24", 0, 24)]
