@@ -1,0 +1,60 @@
+"""Helpers of the bench scripts whose figures go into docs/results: the WDL fit's intervals and
+log loss (bench/wdl_fit.py) and the EPD suite's feature switches (bench/epd_suite.py), checked
+against numbers worked by hand."""
+import math
+
+import numpy as np
+import pytest
+
+from bench.epd_suite import SWITCHES, parse_switch
+from bench.wdl_fit import clustered_margin, log_loss, miss_margin
+from scacco.engine.score import WdlModel
+from scacco.engine.search import Searcher
+
+
+def test_clustered_margin_counts_a_game_once():
+    # Four positions won, won, drawn, drawn: the share of wins 0.5.  As four games of one
+    # position, each game's deviation is +-0.5: variance 4 * 0.25 / 4^2 = 0.0625, half-width
+    # 1.96 * 0.25 = 49 points.  As two games of two positions, each game's is +-1: variance
+    # 2 * 1 / 4^2 = 0.125, half-width 1.96 * sqrt(0.125) = 69.296 points.
+    four_games = [(0, 40, 1, "a"), (0, 40, 1, "b"), (0, 40, 0, "c"), (0, 40, 0, "d")]
+    two_games = [(0, 40, 1, "a"), (0, 40, 1, "a"), (0, 40, 0, "b"), (0, 40, 0, "b")]
+    assert clustered_margin(four_games, 1) == pytest.approx(49.0)
+    assert clustered_margin(two_games, 1) == pytest.approx(69.2965, abs=1e-3)
+    # every position of a bucket lost: no spread at all
+    assert clustered_margin([(0, 40, -1, "a"), (0, 40, -1, "b")], -1) == 0.0
+
+
+def test_miss_margin_is_the_interval_of_observed_minus_predicted():
+    # a = 100, b = 50 at v = 100: the model says 500 won, 482 drawn, 18 lost per mille.  The
+    # draws' misses are -0.482 (game a, twice) and +0.518 (game b, twice), their mean 0.018;
+    # each game's sum about that mean is -1 and +1: the same 69.296 points as above.
+    model = WdlModel(a=(100.0,), b=(50.0,), low=0, high=78)
+    rows = [(100, 40, 1, "a"), (100, 40, 1, "a"), (100, 40, 0, "b"), (100, 40, 0, "b")]
+    assert miss_margin(model, rows, 0) == pytest.approx(69.2965, abs=1e-3)
+
+
+def test_log_loss_follows_the_bent_model():
+    # power 0.5, a = 100, b = 50, v = 400: g = 200, P(win) = 1 / (1 + e^-2) = 0.880797 and
+    # P(loss) = 1 / (1 + e^6) = 0.002473, so a win costs -ln 0.880797 = 0.126928 and a draw
+    # -ln(1 - 0.880797 - 0.002473) = 2.147889; their mean over the two, 1.137409.
+    v = np.array([400.0, 400.0])
+    x = np.array([40 / 58, 40 / 58])
+    assert log_loss([100.0], [50.0], 0.5, v[:1], x[:1], np.array([1])) == pytest.approx(0.126928, abs=1e-6)
+    assert log_loss([100.0], [50.0], 0.5, v[1:], x[1:], np.array([0])) == pytest.approx(2.147889, abs=1e-6)
+    assert log_loss([100.0], [50.0], 0.5, v, x, np.array([1, 0])) == pytest.approx(1.137409, abs=1e-6)
+    # and it agrees with the model itself, away from its rounding to per mille
+    model = WdlModel(a=(100.0,), b=(50.0,), low=0, high=78, power=0.5)
+    assert math.exp(-log_loss(model.a, model.b, model.power, v[:1], x[:1], np.array([1]))) * 1000 \
+        == pytest.approx(model.per_mille(400, 40)[0], abs=0.5)
+
+
+def test_epd_suite_switches():
+    assert parse_switch("probcut=off") == ("probcut", False)
+    assert parse_switch("singular_extensions=ON") == ("singular_extensions", True)
+    assert parse_switch("node_time=0") == ("node_time", False)
+    for bad in ("probcut", "probcut=maybe", "prob_cut=off", "=on", ""):
+        with pytest.raises(ValueError, match="NAME=on or NAME=off"):
+            parse_switch(bad)
+    # every name is a switch the Searcher has
+    assert all(isinstance(getattr(Searcher, name, None), property) for name in SWITCHES)
