@@ -5,11 +5,11 @@ early exit), then judged: solved when the best move is one of the `bm` moves and
 `am` moves.  python-chess parses the EPD (SAN moves) and prints our move in SAN.
 
     python bench/epd_suite.py ../shared/data/win_at_chess_test.epd --time 1 [--hash 16] [--limit N]
-        [--switch probcut=off ...]
+        [--switch history_pruning=off ...]
 
 One line per position, then `solved/total` and the ids of the positions not solved.  --switch
 sets one of the Searcher's switches of search features on trial (docs/development.md) before
-the run, e.g. `probcut=off` to see what a feature does to the suite.
+the run, e.g. `history_pruning=off` to see what a feature does to the suite.
 """
 import argparse
 import sys
@@ -69,7 +69,7 @@ def format_score(result):
 
 
 SWITCHES = ("singular_extensions", "correction_history", "network_scaling", "far_continuation",
-            "probcut", "history_pruning", "best_move_history", "node_time")
+            "history_pruning", "best_move_history", "node_time")
 
 
 def parse_switch(text):

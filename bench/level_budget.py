@@ -15,7 +15,7 @@ the bands were measured with (those features off): whether a new default search 
 and which budget brings it back.
 
     python bench/level_budget.py --elo 1500 --against-network --reference-off \
-        singular_extensions,correction_history,far_continuation,probcut,history_pruning
+        singular_extensions,correction_history,far_continuation,history_pruning
 
 Each opening of the shared book is played twice, colours reversed.  Prints the result of the
 level under test, its score and the Elo difference with a 95% interval; progress goes to
@@ -106,7 +106,7 @@ def main(argv=None):
                         help="take the reference level from the network's table (default classical)")
     parser.add_argument("--reference-off", default="",
                         help="search features turned off for the reference level, as Searcher "
-                             "attributes with commas (singular_extensions,probcut,...): the "
+                             "attributes with commas (singular_extensions,history_pruning,...): the "
                              "search a level's band was measured with, after features became "
                              "defaults")
     parser.add_argument("--games", type=int, default=400, help="games (an even number)")

@@ -323,10 +323,6 @@ class Searcher:
         "far_continuation",
         "the search orders and rates quiet moves by the continuation history of the side's own "
         "moves four and six plies back too, not only of the last two moves")
-    probcut = _trial_switch(
-        "probcut",
-        "the search fails a node high at once on a capture that wins material by exchange and "
-        "holds a margin above beta in a search a few plies shallower (ProbCut)")
     history_pruning = _trial_switch(
         "history_pruning",
         "the histories take part in pruning quiet moves: near the horizon a quiet move they "

@@ -124,15 +124,6 @@ cdef enum:
     # runs, by (FIFTY_DAMPING - counter) / FIFTY_DAMPING.
     MATERIAL_SCALE_BASE = 256
     FIFTY_DAMPING = 200
-    # ProbCut (the ProbCut option): at a non-PV node from PROBCUT_DEPTH on, a capture that wins
-    # at least beta + PROBCUT_MARGIN - static eval by exchange, holds that raised beta in
-    # quiescence and then in a search PROBCUT_REDUCTION plies shallower, fails the node high
-    # (stored as a lower bound PROBCUT_TT_SLACK plies shallower than the node).  Not tried when
-    # the table already has such a bound below the raised beta.
-    PROBCUT_DEPTH = 5
-    PROBCUT_MARGIN = 100
-    PROBCUT_REDUCTION = 4
-    PROBCUT_TT_SLACK = 3
     # History in the pruning of quiet moves (the HistoryPruning option): a quiet move ordered
     # by its histories (no killer or counter move) whose history sum is below
     # -HISTORY_PRUNING_MARGIN per ply of depth is skipped while its reduced depth is below
@@ -183,7 +174,6 @@ ctypedef struct SearchSwitches:
     int correct                       # the correction histories (CorrectionHistory)
     int net_scaling                   # the network's score scaled (NetworkScaling)
     int far_cont                      # continuation history 4 and 6 plies back (FarContinuation)
-    int probcut                       # ProbCut (ProbCut)
     int hist_prune                    # histories in quiet pruning (HistoryPruning)
     int best_history                  # histories learn from every best move (BestMoveHistory)
 
@@ -192,7 +182,7 @@ ctypedef struct SearchSwitches:
 # NetworkScaling is off until the centipawn scale and the WDL model are fitted to it, and
 # best_history until a warm table's mate distances are right with it (docs/development.md).
 cdef SearchSwitches DEFAULT_SWITCHES = SearchSwitches(
-    singular=1, correct=1, net_scaling=0, far_cont=1, probcut=1, hist_prune=1, best_history=0)
+    singular=1, correct=1, net_scaling=0, far_cont=1, hist_prune=1, best_history=0)
 
 ctypedef struct SearchData:
     Position pos
@@ -798,7 +788,7 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
     cdef int n, i, score, best_score, static_eval, eval, tt_score = VALUE_NONE, bound, tt_depth = -99
     cdef int raw_eval = VALUE_NONE
     cdef int move_count = 0, new_depth, r, reduced, extension, lmr_depth, null_r, idx, k
-    cdef int singular_beta, probcut_beta, history_margin, tt_bound = BOUND_NONE
+    cdef int singular_beta, history_margin, tt_bound = BOUND_NONE
     cdef Move m, tt_move = MOVE_NONE, best_move = MOVE_NONE
     cdef Move excluded = sd.excluded[ply]
     cdef uint64_t root_nodes = 0
@@ -945,33 +935,6 @@ cdef int search(SearchData* sd, int alpha, int beta, int depth, int ply, bint cu
                 score = search(sd, beta - 1, beta, depth - null_r, ply, False)
                 sd.nmp_min_ply = 0
                 if score >= beta:
-                    return score
-
-    # Step 7b. ProbCut: a good capture that holds well above beta at reduced depth (see
-    # PROBCUT_DEPTH)
-    if (sd.on.probcut and not pv_node and not in_check and excluded == MOVE_NONE
-            and depth >= PROBCUT_DEPTH and -VALUE_WON < beta < VALUE_WON):
-        probcut_beta = beta + PROBCUT_MARGIN
-        if not (tt_score != VALUE_NONE and tt_depth >= depth - PROBCUT_TT_SLACK and tt_score < probcut_beta):
-            n = generate_moves(p, GEN_NOISY, moves)
-            score_moves(sd, moves, scores, n, tt_move, ply)
-            for i in range(n):
-                m = pick_move(p, moves, scores, n, i)
-                if not see_ge(p, m, probcut_beta - static_eval):
-                    continue
-                tt_prefetch(sd.tt, key_after(p, m))
-                sd.cont_stack[ply] = &sd.continuation[p.board[move_from(m)]][move_to(m)][0][0]
-                make_move(p, m)
-                score = -qsearch(sd, -probcut_beta, -probcut_beta + 1, ply + 1, 0)
-                if score >= probcut_beta:
-                    score = -search(sd, -probcut_beta, -probcut_beta + 1, depth - PROBCUT_REDUCTION,
-                                    ply + 1, not cut_node)
-                unmake_move(p, m)
-                if load_int(&sd.stop):
-                    return 0
-                if score >= probcut_beta:
-                    tt_store(sd.tt, tte, p.st.key, score_to_tt(score, ply), raw_eval, BOUND_LOWER,
-                             depth - PROBCUT_TT_SLACK, m)
                     return score
 
     # Step 8. Internal iterative reduction: no table move to guide a deep node

@@ -411,8 +411,6 @@ cdef class SearchCore:
             return &on.net_scaling
         if name == "far_continuation":
             return &on.far_cont
-        if name == "probcut":                   # see PROBCUT_DEPTH
-            return &on.probcut
         if name == "history_pruning":           # see HISTORY_PRUNING_DEPTH
             return &on.hist_prune
         if name == "best_move_history":
@@ -421,7 +419,7 @@ cdef class SearchCore:
 
     def switch(self, str name):
         """True when the search feature on trial `name` (a Searcher attribute's name, such as
-        "probcut") is on.  Raises ValueError for an unknown name."""
+        "history_pruning") is on.  Raises ValueError for an unknown name."""
         return bool(self._switch(name)[0])
 
     def set_switch(self, str name, bint on):

@@ -50,10 +50,10 @@ def test_log_loss_follows_the_bent_model():
 
 
 def test_epd_suite_switches():
-    assert parse_switch("probcut=off") == ("probcut", False)
+    assert parse_switch("history_pruning=off") == ("history_pruning", False)
     assert parse_switch("singular_extensions=ON") == ("singular_extensions", True)
     assert parse_switch("node_time=0") == ("node_time", False)
-    for bad in ("probcut", "probcut=maybe", "prob_cut=off", "=on", ""):
+    for bad in ("history_pruning", "history_pruning=maybe", "history-pruning=off", "=on", ""):
         with pytest.raises(ValueError, match="NAME=on or NAME=off"):
             parse_switch(bad)
     # every name is a switch the Searcher has

@@ -994,12 +994,12 @@ def test_a_pondering_search_applies_no_time():
 
 # ---------------------------------------------------------------------------------------------
 # Search features on trial, each behind a Searcher switch: singular extensions, the
-# correction histories, the network's scaling, the far continuation history, ProbCut, the
+# correction histories, the network's scaling, the far continuation history, the
 # histories' pruning and their learning from every best move (docs/development.md).  The
 # ones that passed their match together are on in a new Searcher.
 
 SEARCH_SWITCHES = ["singular_extensions", "correction_history", "network_scaling",
-                   "far_continuation", "probcut", "history_pruning", "best_move_history"]
+                   "far_continuation", "history_pruning", "best_move_history"]
 
 
 def test_a_new_searcher_has_the_switches_the_uci_options_default_to():

@@ -42,7 +42,7 @@ def test_uci_handshake_declares_identity_and_options():
                      "UCI_ShowWDL", "UCI_LimitStrength", "UCI_Elo", "Skill Level", "EvalFile", "Use NNUE",
                      "SyzygyPath", "SyzygyProbeDepth", "Syzygy50MoveRule", "SyzygyProbeLimit",
                      "SingularExtensions", "CorrectionHistory", "NodeTime", "NetworkScaling",
-                     "FarContinuation", "ProbCut", "HistoryPruning", "BestMoveHistory",
+                     "FarContinuation", "HistoryPruning", "BestMoveHistory",
                      "UCI_Chess960"]
 
 

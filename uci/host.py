@@ -30,7 +30,6 @@ SEARCH_SWITCHES = {"SingularExtensions": "singular_extensions",
                    "NodeTime": "node_time",
                    "NetworkScaling": "network_scaling",
                    "FarContinuation": "far_continuation",
-                   "ProbCut": "probcut",
                    "HistoryPruning": "history_pruning",
                    "BestMoveHistory": "best_move_history"}
 

@@ -257,9 +257,6 @@ def standard_options() -> List[Option]:
         trial_switch("FarContinuation",
                      "Order quiet moves by the continuation history of the side's own moves "
                      "four and six plies back too, not only of the last two moves.", default=True),
-        trial_switch("ProbCut",
-                     "Fail a node high at once on a capture that wins material and holds a "
-                     "margin above beta in a search a few plies shallower (ProbCut).", default=True),
         trial_switch("HistoryPruning",
                      "Let the histories prune quiet moves: near the horizon one they rate badly "
                      "enough is not tried, and the futility margin follows them.", default=True),
