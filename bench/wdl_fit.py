@@ -28,8 +28,8 @@ adjudication is its own (8 plies both at 1000 or more).
 
 The fit: Stockfish's shape on a bent score (engine/score.py's WdlModel).  Every position not
 scored as a mate is one observation of the game's result from the mover's side; a(m) and b(m)
-are cubic polynomials of m/58 (m the material, clamped to 17..78) and the score's power one
-number, all chosen by maximum likelihood.  The
+are cubic polynomials of m/58 (m the material, clamped to 17..78) and the score's power k(m) a
+linear one, all chosen by maximum likelihood.  The
 calibration: positions in buckets of raw score (100 wide) and of material, the model's mean
 predicted win, draw and loss against the observed shares, for buckets of at least 200
 positions (the target: within 5 points each), with the number of games the bucket's positions
@@ -45,9 +45,10 @@ shipped model, and of the other half's own observed shares: two halves' noise in
 a perfect model would miss one half by about 1/sqrt(2) of it, and the whole record (twice a
 half's games) by about half of it: the floor below which no calibration target can be checked
 on this record.  --folds K deals the games at random into K folds and prints, each fold held
-out in turn, the log loss on it of Stockfish's shape (power 1) and of the bent one, both fitted
-on the other folds: which shape predicts games it has not seen.  The fit needs numpy
-and scipy (`pip install scipy`; the other benches do without it).
+out in turn, the log loss on it of Stockfish's shape (power 1), of one power for all material
+and of the power by material, each fitted on the other folds: which shape predicts games it
+has not seen.  The fit needs numpy and scipy (both in the test extra; the other benches do
+without scipy).
 """
 from __future__ import annotations
 
@@ -69,7 +70,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests.shared import shared_dir  # noqa: E402
 from bench.engines import close_all  # noqa: E402
-from scacco.engine.score import NETWORK_SCALE, WDL_MODEL, WdlModel, material  # noqa: E402
+from scacco.engine.score import (NETWORK_SCALE, POWER_HIGH, POWER_LOW, WDL_MODEL,  # noqa: E402
+                                 WdlModel, material)
 
 RESIGN_CP = 1000
 RESIGN_PLIES = 10
@@ -296,10 +298,11 @@ def log_loss(a, b, power, v, x, y) -> float:
     """Mean negative log-likelihood of outcomes y under the model of coefficients a, b and
     power (engine/score.py's WdlModel, computed over arrays; b kept at 1 or more)."""
     import numpy as np
-    powers = np.stack([x ** i for i in range(len(a))], axis=1)
-    mid = powers @ np.asarray(a)
-    width = np.maximum(powers @ np.asarray(b), 1.0)
-    g = np.sign(v) * 100.0 * (np.abs(v) / 100.0) ** power
+    powers = np.stack([x ** i for i in range(max(len(a), len(power)))], axis=1)
+    mid = powers[:, :len(a)] @ np.asarray(a)
+    width = np.maximum(powers[:, :len(b)] @ np.asarray(b), 1.0)
+    k = np.clip(powers[:, :len(power)] @ np.asarray(power, dtype=float), POWER_LOW, POWER_HIGH)
+    g = np.sign(v) * 100.0 * (np.abs(v) / 100.0) ** k
     pw = 1 / (1 + np.exp(np.clip((mid - g) / width, -50, 50)))
     pl = 1 / (1 + np.exp(np.clip((mid + g) / width, -50, 50)))
     pd = np.maximum(1 - pw - pl, 1e-9)
@@ -311,47 +314,70 @@ def model_loss(model: WdlModel, obs) -> float:
     return log_loss(model.a, model.b, model.power, *arrays(obs))
 
 
-def fit(obs, bend: bool = True, quiet: bool = False) -> WdlModel:
-    """The model of maximum likelihood on obs: a and b cubic in the material, and with bend
-    the score's power too (without it, 1: Stockfish's shape)."""
+# The three shapes the fit knows, by the number of the power's coefficients: Stockfish's (power
+# 1), one power for all material, and a power linear in the material (the shipped shape).
+SHAPES = {0: "power 1", 1: "one power", 2: "power by material"}
+
+
+def fit(obs, power_terms: int = 2, quiet: bool = False,
+        simpler: WdlModel | None = None) -> WdlModel:
+    """The model of maximum likelihood on obs: a and b cubic in the material, and the score's
+    power a polynomial of power_terms coefficients (0: the power is 1, Stockfish's shape);
+    simpler, when given, the fit on obs with one power term fewer."""
     import numpy as np
     from scipy.optimize import minimize
     v, x, y = arrays(obs)
+    split = 2 * DEGREE + 2
+
+    def power_of(params):
+        return tuple(params[split:]) if power_terms else (1.0,)
 
     def loss(params):
-        power = min(max(params[-1], 0.2), 2.0) if bend else 1.0
-        return log_loss(params[:DEGREE + 1], params[DEGREE + 1:2 * DEGREE + 2], power, v, x, y)
+        return log_loss(params[:DEGREE + 1], params[DEGREE + 1:split], power_of(params), v, x, y)
 
-    start = np.array([200.0] + [0.0] * DEGREE + [80.0] + [0.0] * DEGREE + ([1.0] if bend else []))
+    if power_terms >= 2:
+        # from the optimum of the shape with one power term fewer: started cold, the search
+        # stops short of the best fit of a power that varies with the material
+        simpler = simpler or fit(obs, power_terms - 1, quiet=True)
+        start = np.array(simpler.a + simpler.b + simpler.power + (0.0,))
+    else:
+        start = np.array([200.0] + [0.0] * DEGREE + [80.0] + [0.0] * DEGREE
+                         + ([1.0] if power_terms else []))
     best = minimize(loss, start, method="Nelder-Mead",
                     options={"maxiter": 40000, "maxfev": 40000, "xatol": 1e-3, "fatol": 1e-9})
     best = minimize(loss, best.x, method="BFGS")
-    params = [round(float(c), 3) for c in best.x]
-    power = round(min(max(float(best.x[-1]), 0.2), 2.0), 4) if bend else 1.0
+    params = [round(float(c), 3) for c in best.x[:split]]
+    power = tuple(round(float(c), 4) for c in power_of(best.x))
     if not quiet:
-        print(f"log loss {best.fun:.5f} on {len(obs)} positions", file=sys.stderr)
-    return WdlModel(a=tuple(params[:DEGREE + 1]), b=tuple(params[DEGREE + 1:2 * DEGREE + 2]),
+        print(f"log loss {best.fun:.5f} on {len(obs)} positions ({SHAPES[power_terms]})",
+              file=sys.stderr)
+    return WdlModel(a=tuple(params[:DEGREE + 1]), b=tuple(params[DEGREE + 1:split]),
                     low=LOW, high=HIGH, norm=NORM, power=power)
 
 
 def cross_validate(obs, folds: int, seed: int = 20261207) -> None:
     """Which shape predicts games it was not fitted on: the games dealt at random into folds,
-    each fold in turn held out, the held-out log loss of Stockfish's shape (power 1) and of the
-    bent one, both fitted on the other folds."""
+    each fold in turn held out, the held-out log loss of each shape (SHAPES) fitted on the
+    other folds."""
     games = sorted({o[3] for o in obs})
     deal = random.Random(seed)
     fold_of = {game: deal.randrange(folds) for game in games}
-    losses = {False: [], True: []}
+    losses = {terms: [] for terms in SHAPES}
     for k in range(folds):
         train = [o for o in obs if fold_of[o[3]] != k]
         held = [o for o in obs if fold_of[o[3]] == k]
-        for bend in (False, True):
-            losses[bend].append(model_loss(fit(train, bend, quiet=True), held))
-        print(f"fold {k + 1}/{folds}: held-out log loss {losses[False][-1]:.5f} (power 1), "
-              f"{losses[True][-1]:.5f} (power fitted)", file=sys.stderr)
-    better = sum(1 for plain, bent in zip(losses[False], losses[True]) if bent < plain)
-    print(f"{folds}-fold held-out log loss: power 1 {sum(losses[False]) / folds:.5f}, power fitted "
-          f"{sum(losses[True]) / folds:.5f} (lower in {better} of {folds} folds)")
+        model = None
+        for terms in SHAPES:
+            model = fit(train, terms, quiet=True, simpler=model)
+            losses[terms].append(model_loss(model, held))
+        print(f"fold {k + 1}/{folds}: held-out log loss "
+              + ", ".join(f"{losses[t][-1]:.5f} ({SHAPES[t]})" for t in SHAPES), file=sys.stderr)
+    best = max(SHAPES)
+    for terms in SHAPES:
+        better = sum(1 for mine, other in zip(losses[best], losses[terms]) if mine < other)
+        note = "" if terms == best else f" ({SHAPES[best]} lower in {better} of {folds} folds)"
+        print(f"{folds}-fold held-out log loss, {SHAPES[terms]}: "
+              f"{sum(losses[terms]) / folds:.5f}{note}")
 
 
 def cluster_margin(rows, values) -> float:
@@ -492,7 +518,7 @@ def main() -> int:
     parser.add_argument("--split-half", action="store_true",
                         help="also check models on half the games against the other half")
     parser.add_argument("--folds", type=int, metavar="K",
-                        help="also compare the two shapes' held-out log loss over K folds of games")
+                        help="also compare the shapes' held-out log loss over K folds of games")
     args = parser.parse_args()
     if args.folds is not None and args.folds < 2:
         parser.error("--folds needs 2 or more")

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Tuple
 
 __all__ = ["Scale", "NETWORK_SCALE", "CLASSICAL_SCALE", "scale_of", "material", "normalised_cp",
-           "WdlModel", "WDL_MODEL", "wdl", "WIN_MULTIPLIER", "winning_chances"]
+           "WdlModel", "WDL_MODEL", "POWER_LOW", "POWER_HIGH", "wdl", "WIN_MULTIPLIER",
+           "winning_chances"]
 
 # Material as the scale and the WDL model count it: both sides' pieces at 1, 3, 3, 5, 9 (pawn,
 # knight, bishop, rook, queen), kings not counted; 78 in the starting position.
@@ -88,36 +89,49 @@ def normalised_cp(raw: int, network, material: int) -> int:
     return max(-CP_LIMIT, min(CP_LIMIT, round(scale_of(network).to_cp(raw, material))))
 
 
+# The range the WDL model's power is held in, where a polynomial of the material would leave it
+# (and the range its fit searches).
+POWER_LOW, POWER_HIGH = 0.2, 2.0
+
+
 @dataclass(frozen=True)
 class WdlModel:
     """Stockfish's shape of win-draw-loss model on a bent score: with v the score in the
     packaged network's raw units, x the material clamped to [low, high] over norm, and a, b
     polynomials of x (coefficients from the constant term up), P(win) = 1 / (1 + exp((a(x) -
     g(v)) / b(x))), P(loss) the same at -v, the draw the rest, where g(v) = sign(v) * 100 *
-    (|v| / 100) ** power.  At power 1 that is Stockfish's model; below 1 the win chance rises
-    sooner from a small edge and saturates later, as the games say."""
+    (|v| / 100) ** k(x), with k a polynomial of x too (a single number when it has one
+    coefficient), kept within [POWER_LOW, POWER_HIGH].  At power 1 that is Stockfish's model;
+    below 1 the win chance rises sooner from a small edge and saturates later, as the games
+    say, and the more so the less material is left."""
 
     a: Tuple[float, ...]
     b: Tuple[float, ...]
     low: int
     high: int
     norm: float = 58.0
-    power: float = 1.0
+    power: Tuple[float, ...] = (1.0,)
 
     def parameters(self, material: int) -> Tuple[float, float]:
         x = min(max(material, self.low), self.high) / self.norm
         return (sum(c * x ** i for i, c in enumerate(self.a)),
                 sum(c * x ** i for i, c in enumerate(self.b)))
 
-    def bent(self, v: float) -> float:
-        """g(v): the score as the model's logistic reads it."""
-        return math.copysign(100.0 * (abs(v) / 100.0) ** self.power, v)
+    def exponent(self, material: int) -> float:
+        """k(x): the power the score is bent by at `material`."""
+        x = min(max(material, self.low), self.high) / self.norm
+        k = sum(c * x ** i for i, c in enumerate(self.power))
+        return min(max(k, POWER_LOW), POWER_HIGH)
+
+    def bent(self, v: float, material: int) -> float:
+        """g(v): the score as the model's logistic reads it at `material`."""
+        return math.copysign(100.0 * (abs(v) / 100.0) ** self.exponent(material), v)
 
     def per_mille(self, v: float, material: int) -> Tuple[int, int, int]:
         a, b = self.parameters(material)
 
         def chance(x: float) -> float:
-            z = (a - self.bent(x)) / b
+            z = (a - self.bent(x, material)) / b
             return 0.0 if z > 700 else 1.0 / (1.0 + math.exp(z))
         win = round(1000 * chance(v))
         loss = min(round(1000 * chance(-v)), 1000 - win)
@@ -126,8 +140,9 @@ class WdlModel:
 
 # Fitted by bench/wdl_fit.py on Scacco's own games at 10+0.1 (the games, the fit and the
 # calibration table are in docs/results/analysis.md).
-WDL_MODEL = WdlModel(a=(233.296, -167.117, -50.389, 102.76),
-                     b=(34.654, 7.98, -28.604, 39.356), low=17, high=78, norm=58, power=0.6866)
+WDL_MODEL = WdlModel(a=(261.226, -535.428, 686.841, -278.969),
+                     b=(12.851, 18.067, 53.465, -28.492), low=17, high=78, norm=58,
+                     power=(0.3531, 0.4941))
 
 
 def wdl(cp: int, material: int) -> Tuple[int, int, int]:

@@ -76,11 +76,29 @@ def test_wdl_model_by_hand():
     # 1 / (1 + e^((100 - 200) / 50)) = 1 / (1 + e^-2) = 0.880797 and the loss
     # 1 / (1 + e^((100 + 200) / 50)) = 1 / (1 + e^6) = 0.002473; v = 25 reads g = 50, the win
     # 1 / (1 + e^1) = 0.268941, the loss 1 / (1 + e^3) = 0.047426
-    model = WdlModel(a=(100.0,), b=(50.0,), low=0, high=78, power=0.5)
-    assert model.bent(400) == 200.0 and model.bent(-25) == -50.0 and model.bent(0) == 0.0
+    model = WdlModel(a=(100.0,), b=(50.0,), low=0, high=78, power=(0.5,))
+    assert model.bent(400, 40) == 200.0 and model.bent(-25, 40) == -50.0 and model.bent(0, 40) == 0.0
     assert model.per_mille(400, 40) == (881, 117, 2)
     assert model.per_mille(25, 40) == (269, 684, 47)
     assert model.per_mille(-25, 40) == (47, 684, 269)
+    # the power by material: k(x) = 0.25 + 0.5 x with norm 40 is 0.5 at m = 20 (x = 0.5), where
+    # v = 400 reads 100 * 4 ** 0.5 = 200 as above, and 0.75 at m = 40 (x = 1), where it reads
+    # 100 * 4 ** 0.75 = 282.8427: the win 1 / (1 + e^((100 - 282.8427) / 50)) = 1 / (1 +
+    # e^-3.656854) = 0.974836, the loss 1 / (1 + e^7.656854) = 0.000473
+    model = WdlModel(a=(100.0,), b=(50.0,), low=0, high=78, norm=40, power=(0.25, 0.5))
+    assert model.exponent(20) == 0.5 and model.exponent(40) == 0.75
+    assert model.bent(400, 20) == pytest.approx(200.0) and model.bent(-400, 40) == pytest.approx(-282.8427, abs=1e-4)
+    assert model.per_mille(400, 20) == (881, 117, 2)
+    assert model.per_mille(400, 40) == (975, 25, 0)
+    # held within [0.2, 2]: k = 0.25 + 1.0 x is 2.2 at m = 78 (x = 1.95), held at 2, and
+    # 0.25 at m = 0; with x clamped by low = 10 first, 0.25 + 0.25 = 0.5
+    model = WdlModel(a=(100.0,), b=(50.0,), low=0, high=78, norm=40, power=(0.25, 1.0))
+    assert model.exponent(78) == 2.0 and model.bent(400, 78) == pytest.approx(1600.0)
+    assert model.exponent(0) == 0.25
+    model = WdlModel(a=(100.0,), b=(50.0,), low=10, high=78, norm=40, power=(0.25, 1.0))
+    assert model.exponent(0) == 0.5
+    model = WdlModel(a=(100.0,), b=(50.0,), low=0, high=78, norm=40, power=(0.1,))
+    assert model.exponent(40) == 0.2
 
 
 def test_the_fitted_wdl_model_sums_to_1000_is_monotone_and_symmetric():
