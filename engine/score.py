@@ -112,16 +112,17 @@ class WdlModel:
     norm: float = 58.0
     power: Tuple[float, ...] = (1.0,)
 
-    def parameters(self, material: int) -> Tuple[float, float]:
+    def _at(self, coefficients: Tuple[float, ...], material: int) -> float:
+        """The polynomial of `coefficients` at x, the material clamped and over norm."""
         x = min(max(material, self.low), self.high) / self.norm
-        return (sum(c * x ** i for i, c in enumerate(self.a)),
-                sum(c * x ** i for i, c in enumerate(self.b)))
+        return sum(c * x ** i for i, c in enumerate(coefficients))
+
+    def parameters(self, material: int) -> Tuple[float, float]:
+        return self._at(self.a, material), self._at(self.b, material)
 
     def exponent(self, material: int) -> float:
         """k(x): the power the score is bent by at `material`."""
-        x = min(max(material, self.low), self.high) / self.norm
-        k = sum(c * x ** i for i, c in enumerate(self.power))
-        return min(max(k, POWER_LOW), POWER_HIGH)
+        return min(max(self._at(self.power, material), POWER_LOW), POWER_HIGH)
 
     def bent(self, v: float, material: int) -> float:
         """g(v): the score as the model's logistic reads it at `material`."""
