@@ -212,8 +212,9 @@ def position_key(arguments: str):
     return fen, tuple(rest[1:] if rest[:1] == ["moves"] else ())
 
 
-def import_match(path: Path, pgn_path: Path, log_folder: Path) -> None:
-    """Append the games of pgn_path, scored from the tee logs of log_folder, to the record."""
+def tee_scores(log_folder: Path) -> dict:
+    """{(start FEN, moves): "cp N" or "mate N"} of every scored move in bench/uci_tee.py's
+    logs in log_folder (the score the engine to move reported, from its own side)."""
     scores = {}
     for log in sorted(log_folder.glob("*.jsonl")):
         for line in log.open():
@@ -224,6 +225,12 @@ def import_match(path: Path, pgn_path: Path, log_folder: Path) -> None:
             key = position_key(entry.get("position") or "")
             if key is not None and entry.get("score"):
                 scores[key] = entry["score"]
+    return scores
+
+
+def import_match(path: Path, pgn_path: Path, log_folder: Path) -> None:
+    """Append the games of pgn_path, scored from the tee logs of log_folder, to the record."""
+    scores = tee_scores(log_folder)
     known = set()
     if path.exists():
         known = {json.loads(line).get("source") for line in path.open() if line.strip()}

@@ -88,3 +88,50 @@ def test_the_fit_finds_the_model_that_made_the_games():
         for v in (-400, -150, 0, 80, 250, 500):
             assert all(abs(x - y) <= 40 for x, y in zip(bent.per_mille(v, m), truth.per_mille(v, m)))
     assert model_loss(bent, obs) < model_loss(plain, obs)
+
+
+def _pgn(folder, games):
+    path = folder / "match.pgn"
+    path.write_text("\n\n".join(games) + "\n")
+    return path
+
+
+def test_match_endings_tell_mate_adjudication_and_material_from_a_fault(tmp_path):
+    import json
+
+    from bench.match_total import endings, white_cp
+    shuffle = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8"
+    queen_up = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"
+    games = [
+        # the fool's mate
+        '[Round "1"]\n[Result "0-1"]\n\n1. f3 e5 2. g4 Qh4# 0-1',
+        # White a queen up at the end: a win the adjudication would take
+        f'[Round "2"]\n[SetUp "1"]\n[FEN "{queen_up}"]\n[Result "1-0"]\n\n1. Qd2 Kf7 1-0',
+        # eight plies of knight moves, Black winning in an even position
+        f'[Round "3"]\n[Result "0-1"]\n\n{shuffle} 0-1',
+        # the same moves with White the winner, and a draw (never looked at)
+        f'[Round "4"]\n[Result "1-0"]\n\n{shuffle} 1-0',
+        f'[Round "5"]\n[Result "1/2-1/2"]\n\n{shuffle} 1/2-1/2',
+    ]
+    path = _pgn(tmp_path, games)
+    counts, to_look = endings([path])
+    assert counts == {"mate": 1, "adjudicated": 0, "ahead": 1, "look": 2}
+    assert [entry[1] for entry in to_look] == ["3", "4"]
+    # the tee'd scores of the shuffle: each mover sees Black 1500 ahead, so Black's win is an
+    # adjudication and White's still needs a look
+    moves = "g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8".split()
+    logs = tmp_path / "tee"
+    logs.mkdir()
+    with (logs / "1-2.jsonl").open("w") as out:
+        for ply in range(len(moves)):
+            position = "startpos moves " + " ".join(moves[:ply]) if ply else "startpos"
+            score = "cp -1500" if ply % 2 == 0 else "cp 1500"
+            out.write(json.dumps({"position": position, "score": score,
+                                  "bestmove": moves[ply]}) + "\n")
+    from bench.wdl_fit import tee_scores
+    counts, to_look = endings([path], tee_scores(logs))
+    assert counts == {"mate": 1, "adjudicated": 1, "ahead": 1, "look": 1}
+    assert [entry[1] for entry in to_look] == ["4"]
+    # a mate counts beyond any centipawn score, from the mover's side
+    assert white_cp("mate 3", False) == -100000
+    assert white_cp("cp 250", False) == -250
