@@ -33,14 +33,14 @@ import chess.pgn
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests.shared import shared_dir  # noqa: E402
-from bench.wdl_fit import position_key, tee_scores  # noqa: E402
+from bench.wdl_fit import game_scores, tee_scores  # noqa: E402
+from scacco.engine.score import PIECE_MATERIAL  # noqa: E402
 
 # match.py's adjudication: this many plies in a row, each mover's score at least this many
 # centipawns from White's view for the same side (a mate counting as more)
 ADJUDICATION_PLIES = 8
 ADJUDICATION_CP = 1000
-# the pawn units of the material count, and the edge taken as a clear win's
-PIECE_PAWNS = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
+# the winner's material edge (engine/score.py's count, in pawns) taken as a clear win's
 MATERIAL_EDGE = 2
 
 
@@ -73,8 +73,9 @@ def count(paths, name):
 
 def material_edge(board: chess.Board, colour: chess.Color) -> int:
     """colour's material minus the other side's, in pawns (kings not counted)."""
-    return sum(value * (len(board.pieces(kind, colour)) - len(board.pieces(kind, not colour)))
-               for kind, value in PIECE_PAWNS.items())
+    white = sum(PIECE_MATERIAL.get(ch.lower(), 0) * (1 if ch.isupper() else -1)
+                for ch in board.board_fen())
+    return white if colour == chess.WHITE else -white
 
 
 def white_cp(score: str, white_to_move: bool):
@@ -91,14 +92,9 @@ def white_cp(score: str, white_to_move: bool):
 def adjudicated(game, scores: dict, winner: chess.Color) -> bool:
     """Whether the tee'd scores of the game's last ADJUDICATION_PLIES moves all reach
     ADJUDICATION_CP for the winner, as match.py's adjudication needs."""
-    board = game.board()
-    start = position_key("fen " + board.fen())[0]
-    played, streak = [], []
-    for move in game.mainline_moves():
-        score = scores.get((start, tuple(played)))
-        streak.append(None if score is None else white_cp(score, board.turn == chess.WHITE))
-        played.append(move.uci())
-        board.push(move)
+    white_first = game.board().turn == chess.WHITE
+    streak = [None if score is None else white_cp(score, white_first == (ply % 2 == 0))
+              for ply, score in enumerate(game_scores(game, scores))]
     last = streak[-ADJUDICATION_PLIES:]
     sign = 1 if winner == chess.WHITE else -1
     return (len(last) == ADJUDICATION_PLIES

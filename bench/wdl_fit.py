@@ -228,6 +228,16 @@ def tee_scores(log_folder: Path) -> dict:
     return scores
 
 
+def game_scores(game, scores: dict) -> list:
+    """The score of each move of game's main line in scores (tee_scores'), "cp N", "mate N"
+    or None, from the mover's side."""
+    start, played, out = game.board().fen(), [], []
+    for move in game.mainline_moves():
+        out.append(scores.get((start, tuple(played))))
+        played.append(move.uci())
+    return out
+
+
 def import_match(path: Path, pgn_path: Path, log_folder: Path) -> None:
     """Append the games of pgn_path, scored from the tee logs of log_folder, to the record."""
     scores = tee_scores(log_folder)
@@ -246,16 +256,13 @@ def import_match(path: Path, pgn_path: Path, log_folder: Path) -> None:
             # a side counts when the logs score at least nine tenths of its moves: both in a
             # match between Scacco builds, Scacco's alone against another engine (whose moves
             # are then recorded without a score)
-            played, moves, lacking, count = [], [], [0, 0], [0, 0]
-            for move in game.mainline_moves():
-                m = material(board)
-                score = scores.get((start, tuple(played)))
+            moves, lacking, count = [], [0, 0], [0, 0]
+            for ply, (move, score) in enumerate(zip(game.mainline_moves(),
+                                                    game_scores(game, scores))):
                 kind, _, value = (score or "").partition(" ")
-                side = len(played) % 2
-                moves.append(move_entry(m, int(value) if kind == "cp" else None))
-                lacking[side] += score is None
-                count[side] += 1
-                played.append(move.uci())
+                moves.append(move_entry(material(board), int(value) if kind == "cp" else None))
+                lacking[ply % 2] += score is None
+                count[ply % 2] += 1
                 board.push(move)
             scored = [count[s] > 0 and lacking[s] <= count[s] / 10 for s in (0, 1)]
             if not moves or not any(scored):
