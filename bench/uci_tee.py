@@ -12,6 +12,8 @@ process writes its own file in the folder, LOGDIR/<host pid>-<tee pid>.jsonl, a 
 `bestmove`: {"position": the last `position` command's arguments, "score": "cp N" or
 "mate N" of the last `info ... score` before it (null if none), "bestmove": the move}.
 A line is written whole and flushed, so a match stopped at any point leaves only whole lines.
+The tee ends with its engine, with the engine's exit code, whether or not its own input is
+still open.
 """
 from __future__ import annotations
 
@@ -65,6 +67,11 @@ def main(argv) -> int:
                                   + "\n")
                         log.flush()
                         state["score"] = None
+        # The engine closed its output (it quit or died): end here, since the main thread may
+        # sit in a read of our stdin that the host never closes (python-chess waits for this
+        # process to exit after `quit`, and would hold the match's slot until its timeout).
+        code = engine.wait()
+        os._exit(code if code >= 0 else 128 - code)   # killed by a signal: as a shell says
 
     reader = threading.Thread(target=downstream, daemon=True)
     reader.start()

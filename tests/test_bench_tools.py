@@ -135,3 +135,52 @@ def test_match_endings_tell_mate_adjudication_and_material_from_a_fault(tmp_path
     # a mate counts beyond any centipawn score, from the mover's side
     assert white_cp("mate 3", False) == -100000
     assert white_cp("cp 250", False) == -250
+
+
+FAKE_ENGINE = r'''
+import sys
+for line in sys.stdin:
+    words = line.split()
+    if words[:1] == ["uci"]:
+        print("id name fake", flush=True)
+        print("uciok", flush=True)
+    elif words[:1] == ["go"]:
+        print("info depth 1 score cp 37 pv e2e4", flush=True)
+        print("bestmove e2e4", flush=True)
+    elif words[:1] == ["quit"]:
+        sys.exit(3)
+'''
+
+
+def test_uci_tee_ends_with_its_engine_though_its_input_stays_open(tmp_path):
+    # A host such as python-chess sends `quit` and waits for the tee to exit without closing
+    # its pipe: the tee must end when the engine does, with the engine's code, its log whole.
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    engine = tmp_path / "fake_engine.py"
+    engine.write_text(FAKE_ENGINE)
+    tee = Path(__file__).resolve().parents[1] / "bench" / "uci_tee.py"
+    logs = tmp_path / "logs"
+    process = subprocess.Popen([sys.executable, str(tee), str(logs), "--", sys.executable,
+                                str(engine)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True, bufsize=1)
+    try:
+        process.stdin.write("uci\nposition startpos\ngo nodes 1\n")
+        process.stdin.flush()
+        answers = []
+        while not answers or answers[-1] != "bestmove e2e4":
+            answers.append(process.stdout.readline().strip())
+        process.stdin.write("quit\n")
+        process.stdin.flush()
+        # stdin stays open; a tee that waited for its end would hang here
+        assert process.wait(timeout=60) == 3
+    finally:
+        process.kill()
+        process.stdin.close()
+    assert answers[:2] == ["id name fake", "uciok"]
+    [log] = list(logs.iterdir())
+    assert [json.loads(line) for line in log.read_text().splitlines()] == [
+        {"position": "startpos", "score": "cp 37", "bestmove": "e2e4"}]
