@@ -1,7 +1,13 @@
 """Helpers of the bench scripts whose figures go into docs/results: the WDL fit's intervals and
 log loss (bench/wdl_fit.py) and the EPD suite's feature switches (bench/epd_suite.py), checked
-against numbers worked by hand."""
+against numbers worked by hand; the match tools' sorting of decisive games
+(bench/match_total.py) and the score-recording tee (bench/uci_tee.py) on hand-made games and a
+fake engine."""
+import json
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -155,11 +161,6 @@ for line in sys.stdin:
 def test_uci_tee_ends_with_its_engine_though_its_input_stays_open(tmp_path):
     # A host such as python-chess sends `quit` and waits for the tee to exit without closing
     # its pipe: the tee must end when the engine does, with the engine's code, its log whole.
-    import json
-    import subprocess
-    import sys
-    from pathlib import Path
-
     engine = tmp_path / "fake_engine.py"
     engine.write_text(FAKE_ENGINE)
     tee = Path(__file__).resolve().parents[1] / "bench" / "uci_tee.py"
