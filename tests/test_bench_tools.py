@@ -173,7 +173,9 @@ def test_uci_tee_ends_with_its_engine_though_its_input_stays_open(tmp_path):
         process.stdin.flush()
         answers = []
         while not answers or answers[-1] != "bestmove e2e4":
-            answers.append(process.stdout.readline().strip())
+            line = process.stdout.readline()
+            assert line, f"the tee's output ended before bestmove, after {answers}"
+            answers.append(line.strip())
         process.stdin.write("quit\n")
         process.stdin.flush()
         # stdin stays open; a tee that waited for its end would hang here
