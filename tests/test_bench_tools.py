@@ -103,8 +103,6 @@ def _pgn(folder, games):
 
 
 def test_match_endings_tell_mate_adjudication_and_material_from_a_fault(tmp_path):
-    import json
-
     from bench.match_total import endings, white_cp
     shuffle = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8"
     queen_up = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"
