@@ -21,8 +21,10 @@
    figures (blunder against blunder, mistake-or-worse against mistake-or-worse).
 5. With --against KIND, a second reference already cached for the games (run with
    --reference KIND first): how far the two references agree with each other (the second's
-   blunders against the first's: how well the reference repeats itself, about the best an
-   analysis as deep as it can expect), and our figures on the moves the two judge alike (blunder or
+   blunders against the first's, strictly and in the headline's terms: how well the reference
+   repeats itself, about the best an analysis as deep as it can expect; with --reference
+   stockfish --against scacco-fresh, what our search at --factor times the budget reaches
+   against Stockfish), and our figures on the moves the two judge alike (blunder or
    not), the others left out.
 
     python bench/analysis_quality.py --games /tmp/scacco-quality.pgn --count 10 --jobs 2
@@ -317,6 +319,7 @@ def main() -> int:
             return 2
     totals = {"blunder": [0, 0, 0], "mistake+": [0, 0, 0]}
     repeat = [0, 0, 0]       # the second reference's blunders against the first's
+    repeat_near = [0, 0]     # the same in the headline's terms (a mistake or worse counts)
     ours_second = [0, 0, 0]  # ours against the second reference
     consensus = [0, 0, 0]    # ours against the blunders both references agree on
     positions = reviewed = 0
@@ -348,6 +351,8 @@ def main() -> int:
         if second is not None:
             other = judgements(game, normalised(game, second[key], network))
             repeat = [t + c for t, c in zip(repeat, scores(other, reference, {acc.BLUNDER}))]
+            repeat_near = [t + c for t, c in zip(repeat_near, scores(
+                other, reference, {acc.BLUNDER}, near={acc.BLUNDER, acc.MISTAKE}))]
             ours_second = [t + c for t, c in zip(ours_second, scores(ours, other, {acc.BLUNDER}))]
             # the moves the two references judge alike (blunder or not); the others are left out
             alike = {ply for ply in range(len(game.moves))
@@ -397,6 +402,9 @@ def main() -> int:
         print(f"the reference against itself: {names[args.against]} calls {mine} moves blunders, "
               f"{both} of the reference's {theirs} (precision {ratio(both, mine)}, recall "
               f"{ratio(both, theirs)})")
+        print(f"  in the headline's terms: precision {repeat_near[0]}/{mine} "
+              f"{ratio(repeat_near[0], mine)}, recall {repeat_near[1]}/{theirs} "
+              f"{ratio(repeat_near[1], theirs)}")
         both, mine, theirs = consensus
         print(f"on the moves both references judge alike: ours {mine}, reference {theirs}, agreed "
               f"{both}  precision {ratio(both, mine)}  recall {ratio(both, theirs)}")

@@ -40,6 +40,23 @@ def test_miss_margin_is_the_interval_of_observed_minus_predicted():
     assert miss_margin(model, rows, 0) == pytest.approx(69.2965, abs=1e-3)
 
 
+def test_calibration_gives_the_score_buckets_gap_and_the_phases_gap(monkeypatch, capsys):
+    # A model that says a third each everywhere.  200 positions at raw 0 in middlegames
+    # (material 60), all won, and 200 in endgames (material 10), all lost, each its own game.
+    # The score bucket of all material: 50% won, 0 drawn, 50% lost against 33.3 each, the
+    # largest gap 33.3 points (the draws); within each phase one result at 100%: 66.7 points.
+    from bench import wdl_fit
+    monkeypatch.setattr(wdl_fit, "predict", lambda model, raw, m: (100 / 3, 100 / 3, 100 / 3))
+    obs = ([(0, 60, 1, f"w{i}") for i in range(200)]
+           + [(0, 10, -1, f"l{i}") for i in range(200)])
+    by_score, by_phase = wdl_fit.calibration(None, obs)
+    assert by_score == pytest.approx(100 / 3)
+    assert by_phase == pytest.approx(200 / 3)
+    wdl_fit.print_gaps((by_score, by_phase))
+    assert ("33.3 points by score over all material (target <= 5), 66.7 within a material "
+            "phase") in capsys.readouterr().out
+
+
 def test_log_loss_follows_the_bent_model():
     # power 0.5, a = 100, b = 50, v = 400: g = 200, P(win) = 1 / (1 + e^-2) = 0.880797 and
     # P(loss) = 1 / (1 + e^6) = 0.002473, so a win costs -ln 0.880797 = 0.126928 and a draw
