@@ -461,7 +461,7 @@ def calibration(model: WdlModel, obs, minimum: int = 200) -> Tuple[float, float]
     the mean of observed minus predicted with each game one cluster: with a perfect model each
     share is outside it one time in twenty, by chance.  A miss under one point is not counted:
     where nearly every game of a bucket has one result the interval shrinks to nothing."""
-    worst = {True: 0.0, False: 0.0}           # by: all material together?
+    worst = {True: 0.0, False: 0.0}           # by: is the bucket one of all material?
     beyond = counted = 0
     print(f"{'material':>9} {'raw score':>11} {'n':>6} {'games':>5}   predicted W/D/L"
           "     observed W/D/L   noise")
@@ -480,7 +480,8 @@ def calibration(model: WdlModel, obs, minimum: int = 200) -> Tuple[float, float]
                      else f"{key * 100 - 50}..{key * 100 + 50}")
             mark = ""
             if len(rows) >= minimum:
-                worst[name == PHASES[0][0]] = max(worst[name == PHASES[0][0]], gap)
+                pooled = name == PHASES[0][0]
+                worst[pooled] = max(worst[pooled], gap)
                 mark = " *" if gap > 5 else ""
                 counted += 1
                 if any(abs(a - b) >= 1 and abs(a - b) > miss_margin(model, rows, k)
