@@ -33,7 +33,12 @@ if sys.platform == "win32":
 else:
     # threads.pxi starts POSIX threads (part of libc on recent glibc, not everywhere).
     link_args = ["-pthread"]
-    compile_args = ["-O3", "-fno-strict-aliasing", "-Wno-unused-function", "-Wno-maybe-uninitialized"]
+    # -fno-wrapv undoes the -fwrapv of Python's own CFLAGS (which come first on gcc's command
+    # line): CPython's C relies on signed overflow wrapping, the core does not (its hashes and
+    # masks are unsigned), and -fwrapv keeps gcc from simplifying the core's signed index and
+    # loop arithmetic.  The search is the same node for node (bench signature) either way.
+    compile_args = ["-O3", "-fno-strict-aliasing", "-fno-wrapv", "-Wno-unused-function",
+                    "-Wno-maybe-uninitialized"]
     if DEBUG:
         # Python's own CFLAGS carry -DNDEBUG; -UNDEBUG after them switches C asserts back on.
         compile_args = ["-O1", "-g", "-UNDEBUG", "-Wno-unused-function"]
